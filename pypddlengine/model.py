@@ -1,0 +1,450 @@
+"""The lifted PDDL model: frozen, slotted dataclasses.
+
+Conventions that hold for every class here:
+
+* Names are already case-folded (``name``) by the parser, the single place where
+  PDDL case is folded; declarations also keep the spelling of the source
+  (``display``) for output. Variables keep their leading ``?``.
+* ``span`` (where the node came from) and ``display`` never take part in
+  equality or hashing, so two parses of differently formatted but equivalent
+  text compare equal.
+* Collections are tuples; the model is immutable once built.
+
+Conditions and effects are closed unions (see :data:`Condition`,
+:data:`Effect`); consumers ``match`` on them. Constructs the engine does not
+support yet (disjunction, quantifiers, conditional effects, numeric fluents)
+are still represented so that the checker can reject them by name and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .errors import SourceFile, Span
+
+__all__ = [
+    "Variable",
+    "Constant",
+    "Term",
+    "Atom",
+    "Not",
+    "And",
+    "Or",
+    "Imply",
+    "Exists",
+    "Forall",
+    "Equals",
+    "Compare",
+    "Preference",
+    "Condition",
+    "Number",
+    "FunctionTerm",
+    "BinaryExpr",
+    "NumExpr",
+    "Add",
+    "Delete",
+    "EffectAnd",
+    "When",
+    "ForallEffect",
+    "NumericEffect",
+    "Effect",
+    "Parameter",
+    "TypeDecl",
+    "ObjectDecl",
+    "PredicateDecl",
+    "FunctionDecl",
+    "ActionDecl",
+    "Requirement",
+    "UnsupportedConstruct",
+    "NumericFact",
+    "TimedLiteral",
+    "InitFact",
+    "Metric",
+    "Domain",
+    "Problem",
+    "PlanStep",
+    "Plan",
+    "ActionRef",
+    "OBJECT_TYPE",
+]
+
+OBJECT_TYPE = "object"
+"""The root of every type hierarchy."""
+
+
+def _span() -> Span | None:
+    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- terms
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """A variable such as ``?x`` (the name keeps its ``?``)."""
+
+    name: str
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """A reference to an object or a domain constant by name."""
+
+    name: str
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Term = Union[Variable, Constant]
+
+# --------------------------------------------------------------------------- conditions
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """``(predicate term ...)``. ``span`` points at the predicate name."""
+
+    predicate: str
+    terms: tuple[Term, ...]
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return f"({self.predicate})"
+        return f"({self.predicate} {' '.join(t.name for t in self.terms)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: Condition
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    parts: tuple[Condition, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    parts: tuple[Condition, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Imply:
+    antecedent: Condition
+    consequent: Condition
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Exists:
+    variables: tuple[Parameter, ...]
+    body: Condition
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Forall:
+    variables: tuple[Parameter, ...]
+    body: Condition
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Equals:
+    """``(= t1 t2)`` between two terms (the ``:equality`` requirement)."""
+
+    left: Term
+    right: Term
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A numeric comparison ``(op e1 e2)``; ``op`` is one of ``< <= = >= >``."""
+
+    op: str
+    left: NumExpr
+    right: NumExpr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Preference:
+    """``(preference name gd)`` (PDDL 3 soft goals)."""
+
+    name: str | None
+    body: Condition
+    span: Span | None = _span()
+
+
+Condition = Union[Atom, Not, And, Or, Imply, Exists, Forall, Equals, Compare, Preference]
+
+# --------------------------------------------------------------------------- numeric expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    value: int | float
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionTerm:
+    """``(f term ...)``, a numeric fluent or a static cost function."""
+
+    name: str
+    terms: tuple[Term, ...]
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return f"({self.name})"
+        return f"({self.name} {' '.join(t.name for t in self.terms)})"
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryExpr:
+    """``(op e1 e2)`` with ``op`` in ``+ - * /``; unary minus has ``right=None``."""
+
+    op: str
+    left: NumExpr
+    right: NumExpr | None
+    span: Span | None = _span()
+
+
+NumExpr = Union[Number, FunctionTerm, BinaryExpr]
+
+# --------------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    atom: Atom
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    atom: Atom
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class EffectAnd:
+    parts: tuple[Effect, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    condition: Condition
+    effect: Effect
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ForallEffect:
+    variables: tuple[Parameter, ...]
+    effect: Effect
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class NumericEffect:
+    """``(op (f ...) value)`` with ``op`` in assign/increase/decrease/scale-up/scale-down."""
+
+    op: str
+    target: FunctionTerm
+    value: NumExpr
+    span: Span | None = _span()
+
+
+Effect = Union[Add, Delete, EffectAnd, When, ForallEffect, NumericEffect]
+
+# --------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A typed variable. ``types`` has one entry, or several for ``(either ...)``."""
+
+    name: str
+    types: tuple[str, ...] = (OBJECT_TYPE,)
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDecl:
+    name: str
+    parents: tuple[str, ...] = (OBJECT_TYPE,)
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectDecl:
+    """A problem object or a domain constant."""
+
+    name: str
+    types: tuple[str, ...] = (OBJECT_TYPE,)
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateDecl:
+    name: str
+    parameters: tuple[Parameter, ...]
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDecl:
+    name: str
+    parameters: tuple[Parameter, ...]
+    result: str = "number"
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionDecl:
+    name: str
+    parameters: tuple[Parameter, ...]
+    precondition: Condition | None
+    effect: Effect | None
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """A ``:requirements`` flag such as ``:typing`` (folded, with its colon)."""
+
+    name: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedConstruct:
+    """A section the engine recognises but does not support (``:durative-action``,
+    ``:derived``, ``:constraints``, ...), kept so the checker can name it."""
+
+    keyword: str
+    span: Span | None = _span()
+
+
+# --------------------------------------------------------------------------- problem parts
+
+
+@dataclass(frozen=True, slots=True)
+class NumericFact:
+    """``(= (f obj ...) value)`` in ``:init``."""
+
+    target: FunctionTerm
+    value: Number
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TimedLiteral:
+    """``(at time literal)`` in ``:init`` (timed initial literals; unsupported)."""
+
+    time: Number
+    literal: Atom | Not
+    span: Span | None = _span()
+
+
+InitFact = Union[Atom, Not, NumericFact, TimedLiteral]
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    direction: str
+    expression: NumExpr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """A parsed domain. ``source`` keeps the text for error snippets."""
+
+    name: str
+    requirements: tuple[Requirement, ...] = ()
+    types: tuple[TypeDecl, ...] = ()
+    constants: tuple[ObjectDecl, ...] = ()
+    predicates: tuple[PredicateDecl, ...] = ()
+    functions: tuple[FunctionDecl, ...] = ()
+    actions: tuple[ActionDecl, ...] = ()
+    unsupported: tuple[UnsupportedConstruct, ...] = ()
+    span: Span | None = _span()
+    source: SourceFile | None = field(default=None, compare=False, repr=False)
+    display: str = field(default="", compare=False, repr=False)
+    section_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A parsed problem. ``goal`` is ``None`` only when the section is missing
+    (the checker reports that)."""
+
+    name: str
+    domain_name: str
+    requirements: tuple[Requirement, ...] = ()
+    objects: tuple[ObjectDecl, ...] = ()
+    init: tuple[InitFact, ...] = ()
+    goal: Condition | None = None
+    metric: Metric | None = None
+    unsupported: tuple[UnsupportedConstruct, ...] = ()
+    span: Span | None = _span()
+    source: SourceFile | None = field(default=None, compare=False, repr=False)
+    display: str = field(default="", compare=False, repr=False)
+    section_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
+    domain_span: Span | None = _span()
+
+
+# --------------------------------------------------------------------------- plans and action references
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRef:
+    """An action named in text: ``(stack a b)``, ``stack a b`` or ``stack(a, b)``.
+
+    ``name`` and ``args`` are folded; ``text`` is what the user wrote."""
+
+    name: str
+    args: tuple[str, ...]
+    span: Span | None = _span()
+    text: str = field(default="", compare=False, repr=False)
+    arg_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"({' '.join((self.name, *self.args))})"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStep(ActionRef):
+    """One step of a plan file (``time`` is VAL's optional ``N:`` prefix)."""
+
+    time: float | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    steps: tuple[PlanStep, ...]
+    source: SourceFile | None = field(default=None, compare=False, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.steps)

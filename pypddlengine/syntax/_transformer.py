@@ -1,0 +1,648 @@
+"""Parse-tree callbacks that build :mod:`pypddlengine.model` nodes.
+
+The transformer runs inline with the LALR parser (no parse tree is built). It
+is stateless: it only constructs nodes, folds case (the one place where that
+happens) and records positions. Name resolution and every semantic rule live in
+:mod:`pypddlengine.checker`. Errors raised here are purely structural (a
+``- type`` with nothing before it, a repeated ``:effect``) and carry a span.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from lark import Token, Transformer
+
+from ..errors import ErrorCode, PDDLSyntaxError, Span
+from ..model import (
+    OBJECT_TYPE,
+    ActionDecl,
+    ActionRef,
+    Add,
+    And,
+    Atom,
+    BinaryExpr,
+    Compare,
+    Constant,
+    Delete,
+    Domain,
+    EffectAnd,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionDecl,
+    FunctionTerm,
+    Imply,
+    Metric,
+    Not,
+    Number,
+    NumericEffect,
+    NumericFact,
+    ObjectDecl,
+    Or,
+    Parameter,
+    Plan,
+    PlanStep,
+    PredicateDecl,
+    Preference,
+    Problem,
+    Requirement,
+    TimedLiteral,
+    TypeDecl,
+    UnsupportedConstruct,
+    Variable,
+    When,
+)
+
+__all__ = ["PDDLTransformer", "token_span"]
+
+
+def token_span(tok: Token) -> Span:
+    return Span(tok.line, tok.column, tok.end_line, tok.end_column)  # type: ignore[arg-type]
+
+
+class _TypeSpec:
+    """``- type`` or ``- (either t1 t2)`` inside a typed list."""
+
+    __slots__ = ("types", "span")
+
+    def __init__(self, types: tuple[str, ...], span: Span) -> None:
+        self.types = types
+        self.span = span
+
+
+class _Section:
+    """A domain or problem section before it is merged into its parent."""
+
+    __slots__ = ("kind", "items", "span")
+
+    def __init__(self, kind: str, items: Any, span: Span) -> None:
+        self.kind = kind
+        self.items = items
+        self.span = span
+
+
+class _Empty:
+    """``()`` used as an empty precondition, effect or goal."""
+
+    __slots__ = ()
+
+
+_EMPTY = _Empty()
+
+
+def _group_typed(children: list[Any]) -> list[tuple[Token, tuple[str, ...]]]:
+    """Assign each name of a flat typed list its type(s).
+
+    ``a b - t c`` gives ``[(a, (t,)), (b, (t,)), (c, (object,))]``."""
+    out: list[tuple[Token, tuple[str, ...]]] = []
+    pending: list[Token] = []
+    for child in children:
+        if isinstance(child, _TypeSpec):
+            if not pending:
+                raise PDDLSyntaxError(
+                    "a '- type' must follow the names it types",
+                    code=ErrorCode.SYNTAX_ERROR,
+                    span=child.span,
+                )
+            out.extend((tok, child.types) for tok in pending)
+            pending = []
+        else:
+            pending.append(child)
+    out.extend((tok, (OBJECT_TYPE,)) for tok in pending)
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _shared_term(name: str) -> Variable | Constant:
+    """Span-less terms of atoms lexed as one token are shared (immutable)."""
+    if name[0] == "?":
+        return Variable(name)
+    return Constant(name)
+
+
+_RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
+
+
+def _split_atom_run(tok: Token) -> list[Atom]:
+    """The atoms of an ATOMS/GROUND_ATOMS token (a run of simple atoms, with
+    whitespace and comments between them), each with its own span."""
+    value: str = tok.value
+    line: int = tok.line  # type: ignore[assignment]
+    line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
+    last = 0
+    atoms: list[Atom] = []
+    append = atoms.append
+    for m in _RUN_PIECE.finditer(value):
+        inner = m.group(1)
+        if inner is None:
+            continue
+        start = m.start()
+        newlines = value.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = value.rfind("\n", last, start) + 1
+        last = start
+        end = m.end()
+        parts = inner.lower().split()
+        append(
+            Atom(
+                parts[0],
+                tuple([_shared_term(p) for p in parts[1:]]),
+                Span(line, start - line_start + 1, line, end - line_start + 1),
+            )
+        )
+    return atoms
+
+
+class _Run:
+    """Several atoms lexed as one token where the grammar allows one atom;
+    flattened by conjunctions, rejected by :func:`_one` anywhere else."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+
+def _atoms_or_run(tok: Token) -> Atom | _Run:
+    atoms = _split_atom_run(tok)
+    return atoms[0] if len(atoms) == 1 else _Run(atoms)
+
+
+def _flatten(items: list[Any]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, _Run):
+            out.extend(item.items)
+        elif isinstance(item, Token):  # a bare GROUND_ATOMS run (in :init)
+            out.extend(_split_atom_run(item))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def _pair(c: list[Any], keyword: str, what: str) -> list[Any]:
+    """The two operands after a keyword token, whether they came as two
+    children or as one run of two atoms."""
+    if len(c) == 2 and isinstance(c[1], Token):
+        atoms = _split_atom_run(c[1])
+        if len(atoms) != 2:
+            span = atoms[2].span if len(atoms) > 2 else token_span(c[0])
+            raise PDDLSyntaxError(f"'{keyword}' takes {what}, not {len(atoms)} atom(s)", span=span)
+        return atoms
+    return [_one(c[1]), _one(c[2])]
+
+
+def _one(item: Any, what: str = "one condition") -> Any:
+    if isinstance(item, _Run):
+        second = item.items[1]
+        raise PDDLSyntaxError(
+            f"unexpected '{second}': only {what} may stand here",
+            span=second.span,
+            hint="wrap several conditions or effects in '(and ...)'",
+        )
+    return item
+
+
+def _term(tok: Token) -> Variable | Constant:
+    span = Span(tok.line, tok.column, tok.end_line, tok.end_column)  # type: ignore[arg-type]
+    if tok.type == "VARIABLE":
+        return Variable(tok.value.lower(), span)
+    return Constant(tok.value.lower(), span)
+
+
+def _number(tok: Token) -> Number:
+    text = tok.value
+    value: int | float = float(text) if "." in text else int(text)
+    return Number(value, token_span(tok))
+
+
+def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
+    """Plan steps of a GROUND_ATOMS run, keeping each step's original text.
+
+    ``span`` covers the whole ``(name arg ...)``; argument spans are left empty
+    and recomputed from the source when a message needs one."""
+    value: str = tok.value
+    line: int = tok.line  # type: ignore[assignment]
+    line_start = -tok.column + 1  # type: ignore[operator]
+    last = 0
+    steps: list[PlanStep] = []
+    for m in _RUN_PIECE.finditer(value):
+        inner = m.group(1)
+        if inner is None:
+            continue
+        start = m.start()
+        newlines = value.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = value.rfind("\n", last, start) + 1
+        last = start
+        words = inner.split()
+        steps.append(
+            PlanStep(
+                words[0].lower(),
+                tuple([w.lower() for w in words[1:]]),
+                Span(line, start - line_start + 1, line, m.end() - line_start + 1),
+                f"({' '.join(words)})",
+                (),
+                time if not steps else None,
+            )
+        )
+    return steps
+
+
+class PDDLTransformer(Transformer):  # type: ignore[type-arg]
+    """Builds model nodes from the grammar in ``pddl.lark``."""
+
+    # ------------------------------------------------------------ files
+
+    def domain(self, c: list[Any]) -> Domain:
+        name_tok: Token = c[0]
+        reqs: list[Requirement] = []
+        types: list[TypeDecl] = []
+        constants: list[ObjectDecl] = []
+        predicates: list[PredicateDecl] = []
+        functions: list[FunctionDecl] = []
+        actions: list[ActionDecl] = []
+        unsupported: list[UnsupportedConstruct] = []
+        spans: list[tuple[str, Span]] = []
+        for item in c[1:]:
+            if isinstance(item, ActionDecl):
+                actions.append(item)
+                continue
+            if isinstance(item, UnsupportedConstruct):
+                unsupported.append(item)
+                spans.append((item.keyword, item.span))  # type: ignore[arg-type]
+                continue
+            spans.append((item.kind, item.span))
+            if item.kind == ":requirements":
+                reqs.extend(item.items)
+            elif item.kind == ":types":
+                types.extend(item.items)
+            elif item.kind == ":constants":
+                constants.extend(item.items)
+            elif item.kind == ":predicates":
+                predicates.extend(item.items)
+            elif item.kind == ":functions":
+                functions.extend(item.items)
+        return Domain(
+            name=name_tok.value.lower(),
+            requirements=tuple(reqs),
+            types=tuple(types),
+            constants=tuple(constants),
+            predicates=tuple(predicates),
+            functions=tuple(functions),
+            actions=tuple(actions),
+            unsupported=tuple(unsupported),
+            span=token_span(name_tok),
+            display=name_tok.value,
+            section_spans=tuple(spans),
+        )
+
+    def problem(self, c: list[Any]) -> Problem:
+        name_tok: Token = c[0]
+        domain_name = ""
+        domain_span: Span | None = None
+        reqs: list[Requirement] = []
+        objects: list[ObjectDecl] = []
+        init: list[Any] = []
+        goal: Any = None
+        metric: Metric | None = None
+        unsupported: list[UnsupportedConstruct] = []
+        spans: list[tuple[str, Span]] = []
+        for item in c[1:]:
+            if isinstance(item, UnsupportedConstruct):
+                unsupported.append(item)
+                spans.append((item.keyword, item.span))  # type: ignore[arg-type]
+                continue
+            spans.append((item.kind, item.span))
+            kind = item.kind
+            if kind == ":domain":
+                domain_name, domain_span = item.items
+            elif kind == ":requirements":
+                reqs.extend(item.items)
+            elif kind == ":objects":
+                objects.extend(item.items)
+            elif kind == ":init":
+                init.extend(item.items)
+            elif kind == ":goal":
+                goal = item.items
+            elif kind == ":metric":
+                metric = item.items
+        if isinstance(goal, _Empty):
+            goal = And((), None)
+        return Problem(
+            name=name_tok.value.lower(),
+            domain_name=domain_name,
+            requirements=tuple(reqs),
+            objects=tuple(objects),
+            init=tuple(init),
+            goal=goal,
+            metric=metric,
+            unsupported=tuple(unsupported),
+            span=token_span(name_tok),
+            display=name_tok.value,
+            section_spans=tuple(spans),
+            domain_span=domain_span,
+        )
+
+    # ------------------------------------------------------------ domain sections
+
+    def requirements(self, c: list[Token]) -> _Section:
+        return _Section(
+            ":requirements",
+            [Requirement(t.value.lower(), token_span(t)) for t in c[1:]],
+            token_span(c[0]),
+        )
+
+    def types_def(self, c: list[Any]) -> _Section:
+        items = [TypeDecl(tok.value.lower(), types, token_span(tok), tok.value) for tok, types in c[1]]
+        return _Section(":types", items, token_span(c[0]))
+
+    def constants_def(self, c: list[Any]) -> _Section:
+        items = [ObjectDecl(tok.value.lower(), types, token_span(tok), tok.value) for tok, types in c[1]]
+        return _Section(":constants", items, token_span(c[0]))
+
+    def objects_def(self, c: list[Any]) -> _Section:
+        items = [ObjectDecl(tok.value.lower(), types, token_span(tok), tok.value) for tok, types in c[1]]
+        return _Section(":objects", items, token_span(c[0]))
+
+    def predicates_def(self, c: list[Any]) -> _Section:
+        return _Section(":predicates", c[1:], token_span(c[0]))
+
+    def predicate_skeleton(self, c: list[Any]) -> PredicateDecl:
+        tok: Token = c[0]
+        return PredicateDecl(tok.value.lower(), tuple(c[1]), token_span(tok), tok.value)
+
+    def functions_def(self, c: list[Any]) -> _Section:
+        out: list[FunctionDecl] = []
+        pending: list[FunctionDecl] = []
+        for child in c[1:]:
+            if isinstance(child, _TypeSpec):
+                if not pending:
+                    raise PDDLSyntaxError("a '- type' must follow the functions it types", span=child.span)
+                result = child.types[0] if len(child.types) == 1 else "either"
+                out.extend(
+                    FunctionDecl(f.name, f.parameters, result, f.span, f.display) for f in pending
+                )
+                pending = []
+            else:
+                pending.append(child)
+        out.extend(pending)
+        return _Section(":functions", out, token_span(c[0]))
+
+    def function_skeleton(self, c: list[Any]) -> FunctionDecl:
+        tok: Token = c[0]
+        return FunctionDecl(tok.value.lower(), tuple(c[1]), "number", token_span(tok), tok.value)
+
+    def action_def(self, c: list[Any]) -> ActionDecl:
+        name_tok: Token = c[1]
+        parts: dict[str, Any] = {}
+        for kind, value, span in c[2:]:
+            if kind in parts:
+                raise PDDLSyntaxError(
+                    f"the action '{name_tok.value}' has more than one {kind} section",
+                    code=ErrorCode.DUPLICATE_SECTION,
+                    span=span,
+                )
+            parts[kind] = value
+        pre = parts.get(":precondition")
+        eff = parts.get(":effect")
+        return ActionDecl(
+            name=name_tok.value.lower(),
+            parameters=tuple(parts.get(":parameters", ())),
+            precondition=None if isinstance(pre, _Empty) else pre,
+            effect=None if isinstance(eff, _Empty) else eff,
+            span=token_span(name_tok),
+            display=name_tok.value,
+        )
+
+    def parameters(self, c: list[Any]) -> tuple[str, Any, Span]:
+        return (":parameters", c[1], token_span(c[0]))
+
+    def precondition(self, c: list[Any]) -> tuple[str, Any, Span]:
+        return (":precondition", _one(c[1]), token_span(c[0]))
+
+    def effect_part(self, c: list[Any]) -> tuple[str, Any, Span]:
+        return (":effect", _one(c[1], "one effect"), token_span(c[0]))
+
+    def empty(self, c: list[Any]) -> _Empty:
+        return _EMPTY
+
+    def other_section(self, c: list[Any]) -> UnsupportedConstruct:
+        tok: Token = c[0]
+        return UnsupportedConstruct(tok.value.lower(), token_span(tok))
+
+    # ------------------------------------------------------------ typed lists
+
+    def typed_names(self, c: list[Any]) -> list[tuple[Token, tuple[str, ...]]]:
+        return _group_typed(c)
+
+    def typed_variables(self, c: list[Any]) -> list[Parameter]:
+        return [Parameter(tok.value.lower(), types, token_span(tok)) for tok, types in _group_typed(c)]
+
+    def type_spec(self, c: list[Any]) -> _TypeSpec:
+        arg = c[1]
+        if isinstance(arg, Token):
+            return _TypeSpec((arg.value.lower(),), token_span(c[0]))
+        return _TypeSpec(arg, token_span(c[0]))
+
+    def either(self, c: list[Token]) -> tuple[str, ...]:
+        return tuple(t.value.lower() for t in c[1:])
+
+    # ------------------------------------------------------------ goal descriptions
+
+    def atomic_formula(self, c: list[Token]) -> Atom:
+        tok = c[0]
+        if tok.type == "ATOMS":
+            return _atoms_or_run(tok)  # type: ignore[return-value]
+        return Atom(
+            tok.value.lower(),
+            tuple([_term(t) for t in c[1:]]),
+            Span(tok.line, tok.column, tok.end_line, tok.end_column),  # type: ignore[arg-type]
+        )
+
+    def gd_and(self, c: list[Any]) -> And:
+        return And(_flatten(c[1:]), token_span(c[0]))
+
+    def gd_not(self, c: list[Any]) -> Not:
+        return Not(_one(c[1]), token_span(c[0]))
+
+    def gd_or(self, c: list[Any]) -> Or:
+        return Or(_flatten(c[1:]), token_span(c[0]))
+
+    def gd_imply(self, c: list[Any]) -> Imply:
+        parts = _pair(c, "imply", "two conditions")
+        return Imply(parts[0], parts[1], token_span(c[0]))
+
+    def gd_exists(self, c: list[Any]) -> Exists:
+        return Exists(tuple(c[1]), _one(c[2]), token_span(c[0]))
+
+    def gd_forall(self, c: list[Any]) -> Forall:
+        return Forall(tuple(c[1]), _one(c[2]), token_span(c[0]))
+
+    def gd_equals(self, c: list[Any]) -> Equals | Compare:
+        left, right = c[1], c[2]
+        if isinstance(left, Token) and isinstance(right, Token):
+            return Equals(_term(left), _term(right), token_span(c[0]))
+        return Compare("=", self._as_num(left), self._as_num(right), token_span(c[0]))
+
+    def gd_compare(self, c: list[Any]) -> Compare:
+        return Compare(c[0].value, c[1], c[2], token_span(c[0]))
+
+    def gd_preference(self, c: list[Any]) -> Preference:
+        name = c[1].value.lower() if len(c) == 3 else None
+        return Preference(name, _one(c[-1]), token_span(c[0]))
+
+    @staticmethod
+    def _as_num(arg: Any) -> Any:
+        if isinstance(arg, Token):  # a bare name or variable used as a number
+            return FunctionTerm(arg.value.lower(), (), token_span(arg))
+        return arg
+
+    # ------------------------------------------------------------ numeric expressions
+
+    def f_bare(self, c: list[Token]) -> FunctionTerm:
+        return FunctionTerm(c[0].value.lower(), (), token_span(c[0]))
+
+    def f_number(self, c: list[Token]) -> Number:
+        return _number(c[0])
+
+    def f_head(self, c: list[Token]) -> FunctionTerm:
+        tok = c[0]
+        return FunctionTerm(tok.value.lower(), tuple(_term(t) for t in c[1:]), token_span(tok))
+
+    def f_binary(self, c: list[Any]) -> BinaryExpr:
+        op: Token = c[0]
+        span = token_span(op)
+        expr = BinaryExpr(op.value, c[1], c[2], span)
+        for more in c[3:]:
+            expr = BinaryExpr(op.value, expr, more, span)
+        return expr
+
+    def f_negate(self, c: list[Any]) -> BinaryExpr:
+        return BinaryExpr("-", c[1], None, token_span(c[0]))
+
+    # ------------------------------------------------------------ effects
+
+    def eff_and(self, c: list[Any]) -> EffectAnd:
+        return EffectAnd(_flatten(c[1:]), token_span(c[0]))
+
+    def eff_forall(self, c: list[Any]) -> ForallEffect:
+        return ForallEffect(tuple(c[1]), _one(c[2], "one effect"), token_span(c[0]))
+
+    def eff_when(self, c: list[Any]) -> When:
+        parts = _pair(c, "when", "a condition and an effect")
+        effect = Add(parts[1], parts[1].span) if isinstance(parts[1], Atom) else parts[1]
+        return When(parts[0], _one(effect, "one effect"), token_span(c[0]))
+
+    def eff_delete(self, c: list[Any]) -> Delete:
+        return Delete(_one(c[1], "one atom"), token_span(c[0]))
+
+    def eff_add(self, c: list[Any]) -> Add | _Run:
+        if isinstance(c[0], _Run):
+            return _Run([Add(a, a.span) for a in c[0].items])
+        return Add(c[0], c[0].span)
+
+    def eff_numeric(self, c: list[Any]) -> NumericEffect:
+        return NumericEffect(c[0].value.lower(), c[1], c[2], token_span(c[0]))
+
+    # ------------------------------------------------------------ problem sections
+
+    def problem_domain(self, c: list[Token]) -> _Section:
+        return _Section(":domain", (c[1].value.lower(), token_span(c[1])), token_span(c[0]))
+
+    def init_def(self, c: list[Any]) -> _Section:
+        return _Section(":init", _flatten(c[1:]), token_span(c[0]))
+
+    def goal_def(self, c: list[Any]) -> _Section:
+        return _Section(":goal", _one(c[1]), token_span(c[0]))
+
+    def metric_def(self, c: list[Any]) -> _Section:
+        metric = Metric(c[1].value.lower(), c[2], token_span(c[1]))
+        return _Section(":metric", metric, token_span(c[0]))
+
+    def ground_atom(self, c: list[Token]) -> Atom:
+        tok = c[0]
+        if tok.type == "GROUND_ATOMS":
+            return _atoms_or_run(tok)  # type: ignore[return-value]
+        terms = tuple(
+            [
+                Constant(t.value.lower(), Span(t.line, t.column, t.end_line, t.end_column))  # type: ignore[arg-type]
+                for t in c[1:]
+            ]
+        )
+        return Atom(tok.value.lower(), terms, Span(tok.line, tok.column, tok.end_line, tok.end_column))  # type: ignore[arg-type]
+
+    def init_not(self, c: list[Any]) -> Not:
+        return Not(_one(c[1], "one atom"), token_span(c[0]))
+
+    init_negated = init_not
+
+    def init_numeric(self, c: list[Any]) -> NumericFact:
+        return NumericFact(c[1], _number(c[2]), token_span(c[0]))
+
+    def init_timed(self, c: list[Any]) -> TimedLiteral:
+        head: Token = c[0]
+        if head.value.lower() != "at":
+            raise PDDLSyntaxError(
+                f"unexpected number after '{head.value}': an :init fact is '(predicate object ...)'",
+                span=token_span(c[1]),
+            )
+        return TimedLiteral(_number(c[1]), _one(c[2], "one atom"), token_span(head))
+
+    # ------------------------------------------------------------ plans and action references
+
+    def plan(self, c: list[list[PlanStep]]) -> Plan:
+        return Plan(tuple(step for steps in c for step in steps))
+
+    def plan_step(self, c: list[Token]) -> list[PlanStep]:
+        time: float | None = None
+        i = 0
+        if c[0].type == "STEP_TIME":
+            time = float(c[0].value.rstrip(": \t"))
+            i = 1
+        if c[-1].type == "DURATION":
+            c = c[:-1]
+        if c[i].type == "GROUND_ATOMS":
+            return _steps_from_run(c[i], time)
+        name = c[i]
+        args = c[i + 1 :]
+        text = f"({' '.join(t.value for t in (name, *args))})"
+        return [
+            PlanStep(
+                name.value.lower(),
+                tuple(t.value.lower() for t in args),
+                token_span(name),
+                text,
+                tuple(token_span(t) for t in args),
+                time,
+            )
+        ]
+
+    def _ref(self, c: list[Token]) -> ActionRef:
+        name, args = c[0], c[1:]
+        return ActionRef(
+            name.value.lower(),
+            tuple(t.value.lower() for t in args),
+            token_span(name),
+            f"({' '.join(t.value for t in c)})",
+            tuple(token_span(t) for t in args),
+        )
+
+    def ref_token(self, c: list[Token]) -> ActionRef:
+        steps = _steps_from_run(c[0], None)
+        if len(steps) > 1:
+            raise PDDLSyntaxError(
+                f"unexpected '{steps[1].text}': give one action at a time", span=steps[1].span
+            )
+        step = steps[0]
+        return ActionRef(step.name, step.args, step.span, step.text, step.arg_spans)
+
+    ref_paren = _ref
+    ref_words = _ref
+    ref_call = _ref

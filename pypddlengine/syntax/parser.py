@@ -1,0 +1,399 @@
+"""The PDDL, plan and action-reference parser.
+
+One lark LALR parser, built once per process from ``pddl.lark`` (shipped in
+this package) and reused; the transformer runs inline, so no parse tree is
+built. Every lark failure is translated into a :class:`PDDLSyntaxError` whose
+message names what was expected in PDDL words (``')'``, ``a predicate name``),
+never lark's terminal names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..errors import ErrorCode, InputTooLargeError, PDDLError, PDDLSyntaxError, SourceFile, Span
+from ..model import ActionRef, Domain, Plan, Problem
+from ._transformer import PDDLTransformer
+
+__all__ = [
+    "parse_domain",
+    "parse_problem",
+    "parse_pddl",
+    "parse_plan",
+    "parse_action_ref",
+    "read_text",
+    "MAX_INPUT_BYTES",
+    "KNOWN_DOMAIN_SECTIONS",
+    "KNOWN_PROBLEM_SECTIONS",
+]
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""Inputs larger than this are rejected with ``INPUT_TOO_LARGE`` (override per call)."""
+
+KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")
+KNOWN_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
+
+_GRAMMAR = Path(__file__).with_name("pddl.lark")
+_lock = threading.Lock()
+
+
+@functools.cache
+def _parser() -> Lark:
+    with _lock:
+        return Lark(
+            _GRAMMAR.read_text(encoding="utf-8"),
+            parser="lalr",
+            lexer="contextual",
+            start=["pddl_file", "plan", "action_ref"],
+            transformer=PDDLTransformer(),
+            maybe_placeholders=False,
+        )
+
+
+# ----------------------------------------------------------------------------- input checks
+
+
+def read_text(data: str | bytes, *, name: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Decode and sanity-check raw input: size, emptiness, binary content.
+
+    Bytes are decoded as UTF-8 (a BOM is dropped), falling back to Latin-1 for
+    legacy files whose comments hold other bytes."""
+    size = len(data)
+    if size > max_bytes:
+        raise InputTooLargeError(
+            f"{name} is {size:,} bytes, more than the limit of {max_bytes:,}",
+            hint="raise the size limit if this input is really intended",
+            details={"size": size, "limit": max_bytes},
+        )
+    if isinstance(data, bytes):
+        if b"\x00" in data:
+            raise PDDLSyntaxError(f"{name} is binary data, not PDDL text", code=ErrorCode.BINARY_INPUT)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    else:
+        text = data
+        if text.startswith("\ufeff"):
+            text = text[1:]
+    if "\x00" in text or _looks_binary(text):
+        raise PDDLSyntaxError(f"{name} is binary data, not PDDL text", code=ErrorCode.BINARY_INPUT)
+    if _is_blank(text):
+        raise PDDLSyntaxError(f"{name} is empty (no PDDL apart from comments)", code=ErrorCode.EMPTY_INPUT)
+    return text
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+_CODE_LINE = re.compile(r"^[ \t\r\f\v]*+[^;\s]", re.MULTILINE)
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:4096]
+    return len(_CONTROL.findall(sample)) > max(4, len(sample) // 50)
+
+
+def _is_blank(text: str) -> bool:
+    """Nothing but whitespace and comments."""
+    return _CODE_LINE.search(text) is None
+
+
+# ----------------------------------------------------------------------------- error translation
+
+_WORDS = {
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "COMMA": "','",
+    "NAME": "a name",
+    "VARIABLE": "a variable such as ?x",
+    "KEYWORD": "a :keyword",
+    "NUMBER": "a number",
+    "SEXPR_ATOM": "a symbol",
+    "STEP_TIME": "a step time such as '0:'",
+    "DURATION": "a duration such as '[1]'",
+    "MINUS": "'-'",
+    "PLUS": "'+'",
+    "TIMES": "'*'",
+    "DIVIDE": "'/'",
+    "EQUALS": "'='",
+    "LT": "'<'",
+    "LE": "'<='",
+    "GT": "'>'",
+    "GE": "'>='",
+    "$END": "the end of the input",
+    "ATOMS": "an atom",
+    "GROUND_ATOMS": "an atom",
+    "_DEFINE": "'define'",
+    "_DOMAIN": "'domain'",
+    "_PROBLEM": "'problem'",
+    "MINIMIZE": "'minimize'",
+    "MAXIMIZE": "'maximize'",
+    "SCALE_UP": "'scale-up'",
+    "SCALE_DOWN": "'scale-down'",
+    "DOMAIN_REF": "':domain'",
+}
+
+
+def _word(terminal: str) -> str:
+    if terminal in _WORDS:
+        return _WORDS[terminal]
+    if terminal.isupper() and terminal.isidentifier():
+        keyword = terminal.lower().replace("_", "-")
+        if terminal in {
+            "REQUIREMENTS", "TYPES", "CONSTANTS", "PREDICATES", "FUNCTIONS", "ACTION", "PARAMETERS",
+            "PRECONDITION", "EFFECT", "OBJECTS", "INIT", "GOAL", "METRIC",
+        }:
+            return f"':{keyword}'"
+        return f"'{keyword}'"
+    return "a symbol"  # anonymous terminals never reach users by their lark name
+
+
+def _expected_words(expected: Any) -> list[str]:
+    words = sorted({_word(t) for t in expected})
+    # present the most helpful alternatives first
+    order = {"')'": 0, "'('": 1}
+    return sorted(words, key=lambda w: (order.get(w, 2), w))
+
+
+def _describe_token(tok: Token) -> str:
+    if tok.type == "$END":
+        return "the end of the input"
+    value = tok.value if len(tok.value) <= 40 else tok.value[:37] + "..."
+    return f"'{value}'"
+
+
+def _unclosed_paren(text: str) -> Span | None:
+    """Position of the outermost '(' that is never closed (comments skipped)."""
+    stack: list[tuple[int, int]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        code = line.split(";", 1)[0]
+        for col, ch in enumerate(code, start=1):
+            if ch == "(":
+                stack.append((lineno, col))
+            elif ch == ")" and stack:
+                stack.pop()
+    if not stack:
+        return None
+    line, col = stack[0] if len(stack) == 1 else stack[-1]
+    return Span(line, col, line, col + 1)
+
+
+def _unmatched_close(text: str) -> Span | None:
+    depth = 0
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        code = line.split(";", 1)[0]
+        for col, ch in enumerate(code, start=1):
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth < 0:
+                    return Span(lineno, col, lineno, col + 1)
+    return None
+
+
+def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSyntaxError:
+    text = source.text
+    if isinstance(err, UnexpectedCharacters):
+        line, col = err.line, err.column
+        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        expected = _expected_words(err.allowed or ())
+        msg = f"unexpected character {ch!r} in {what}"
+        if expected:
+            msg += f"; expected {_join(expected)}"
+        return PDDLSyntaxError(
+            msg,
+            code=ErrorCode.SYNTAX_ERROR,
+            span=Span(line, col, line, col + 1),
+            source=source,
+            details={"expected": expected, "found": ch},
+        )
+    if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
+        expected = _expected_words(getattr(err, "expected", ()) or ())
+        open_span = _unclosed_paren(text)
+        if open_span is not None:
+            return PDDLSyntaxError(
+                f"unbalanced parentheses: the '(' at {open_span} is never closed",
+                code=ErrorCode.UNBALANCED_PARENTHESES,
+                span=open_span,
+                source=source,
+                hint="add the missing ')'",
+                details={"expected": expected},
+            )
+        lines = text.splitlines() or [""]
+        end = Span(len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 1)
+        return PDDLSyntaxError(
+            f"{what} ends too early; expected {_join(expected) or 'more input'}",
+            code=ErrorCode.UNEXPECTED_END,
+            span=end,
+            source=source,
+            details={"expected": expected},
+        )
+    assert isinstance(err, UnexpectedToken)
+    tok = err.token
+    span = Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
+    expected = _expected_words(err.expected or ())
+    if tok.type == "RPAR" and "')'" not in expected:
+        extra = _unmatched_close(text)
+        if extra is not None:
+            return PDDLSyntaxError(
+                f"unbalanced parentheses: the ')' at {extra} has no matching '('",
+                code=ErrorCode.UNBALANCED_PARENTHESES,
+                span=extra,
+                source=source,
+                details={"expected": expected},
+            )
+    msg = f"unexpected {_describe_token(tok)} in {what}; expected {_join(expected)}"
+    hint = None
+    if tok.type in {"KEYWORD", "NAME"}:
+        options = [w.strip("'") for w in expected if w.startswith("'")]
+        close = difflib.get_close_matches(tok.value.lower(), options, n=1, cutoff=0.7)
+        if close:
+            hint = f"did you mean '{close[0]}'?"
+    return PDDLSyntaxError(
+        msg,
+        code=ErrorCode.SYNTAX_ERROR,
+        span=span,
+        source=source,
+        hint=hint,
+        details={"expected": expected, "found": tok.value},
+    )
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    if len(words) > 8:
+        words = words[:8] + ["..."]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _run(text: str, start: str, source: SourceFile, what: str) -> Any:
+    try:
+        return _parser().parse(text, start=start)
+    except UnexpectedInput as err:
+        raise _translate(err, source, what) from None
+    except PDDLError as err:  # structural errors raised by the transformer
+        if err.source is None:
+            err.source = source
+        raise
+    except RecursionError:
+        raise PDDLSyntaxError(
+            f"{what} is nested too deeply to parse", code=ErrorCode.SYNTAX_ERROR, source=source
+        ) from None
+
+
+# ----------------------------------------------------------------------------- public entry points
+
+
+def parse_pddl(
+    data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
+) -> Domain | Problem:
+    """Parse a domain or a problem, whichever the text holds."""
+    name = filename or "<pddl>"
+    text = read_text(data, name=name, max_bytes=max_bytes)
+    source = SourceFile(name, text)
+    node = _run(text, "pddl_file", source, "the PDDL file")
+    return _with_source(node, source)
+
+
+def _with_source(node: Domain | Problem, source: SourceFile) -> Domain | Problem:
+    object.__setattr__(node, "source", source)
+    return node
+
+
+def parse_domain(
+    data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
+) -> Domain:
+    """Parse a domain from PDDL text (or bytes). ``filename`` is used in messages.
+
+    Raises :class:`PDDLSyntaxError` on malformed text, including a problem
+    passed where a domain is expected (code ``WRONG_FILE_KIND``)."""
+    name = filename or "<domain>"
+    node = parse_pddl(data, filename=name, max_bytes=max_bytes)
+    if not isinstance(node, Domain):
+        raise PDDLSyntaxError(
+            "expected a domain '(define (domain ...) ...)', found a problem",
+            code=ErrorCode.WRONG_FILE_KIND,
+            span=node.span,
+            source=node.source,
+            hint="the domain and the problem may have been given in the wrong order",
+        )
+    return node
+
+
+def parse_problem(
+    data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
+) -> Problem:
+    """Parse a problem from PDDL text (or bytes). See :func:`parse_domain`."""
+    name = filename or "<problem>"
+    node = parse_pddl(data, filename=name, max_bytes=max_bytes)
+    if not isinstance(node, Problem):
+        raise PDDLSyntaxError(
+            "expected a problem '(define (problem ...) ...)', found a domain",
+            code=ErrorCode.WRONG_FILE_KIND,
+            span=node.span,
+            source=node.source,
+            hint="the domain and the problem may have been given in the wrong order",
+        )
+    return node
+
+
+def parse_plan(data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES) -> Plan:
+    """Parse a plan in IPC/VAL format: one ``(action arg ...)`` per step.
+
+    ``;`` comments, VAL's ``N:`` step prefixes and ``[duration]`` suffixes are
+    accepted. An empty plan (only comments) is a valid, zero-step plan."""
+    name = filename or "<plan>"
+    size = len(data)
+    if size > max_bytes:
+        raise InputTooLargeError(f"{name} is {size:,} bytes, more than the limit of {max_bytes:,}")
+    if isinstance(data, bytes):
+        if b"\x00" in data:
+            raise PDDLSyntaxError(f"{name} is binary data, not a plan", code=ErrorCode.BINARY_INPUT)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    else:
+        text = data
+    source = SourceFile(name, text)
+    if _looks_binary(text) or "\x00" in text:
+        raise PDDLSyntaxError(f"{name} is binary data, not a plan", code=ErrorCode.BINARY_INPUT, source=source)
+    try:
+        plan: Plan = _run(text, "plan", source, "the plan")
+    except PDDLSyntaxError as err:
+        if err.code == ErrorCode.SYNTAX_ERROR:
+            err.code = ErrorCode.PLAN_SYNTAX
+        raise
+    return Plan(plan.steps, source)
+
+
+_REF_SOURCE_NAME = "<action>"
+
+
+def parse_action_ref(text: str) -> ActionRef:
+    """Parse an action written as ``(stack a b)``, ``stack a b`` or ``stack(a, b)``.
+
+    Any case is accepted; surrounding whitespace, backticks and quotes are
+    ignored. Raises :class:`PDDLSyntaxError` with code ``ACTION_SYNTAX``."""
+    cleaned = text.strip().strip("`'\"").strip()
+    source = SourceFile(_REF_SOURCE_NAME, cleaned)
+    if not cleaned:
+        raise PDDLSyntaxError("the action is empty", code=ErrorCode.ACTION_SYNTAX, source=source)
+    if len(cleaned) > 10_000:
+        raise PDDLSyntaxError("the action text is too long", code=ErrorCode.ACTION_SYNTAX)
+    try:
+        ref: ActionRef = _run(cleaned, "action_ref", source, "the action")
+    except PDDLSyntaxError as err:
+        err.code = ErrorCode.ACTION_SYNTAX
+        err.hint = err.hint or "write an action as '(name arg1 arg2)', e.g. '(stack a b)'"
+        raise
+    return ref
