@@ -1,0 +1,566 @@
+"""Semantic checks of a parsed domain and problem.
+
+One pass over the immutable model collects every diagnostic it can (like a
+compiler), each a typed error with a stable code, a span and the source it
+points into: undefined predicates, types, objects, constants and variables,
+arity and type mismatches, duplicates, missing or repeated sections, a problem
+naming another domain, and every PDDL feature the engine does not support
+(:class:`UnsupportedRequirementError`, naming the feature and where it is
+first used). Features are detected from use, not from ``:requirements``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from .errors import (
+    ErrorCode,
+    PDDLError,
+    PDDLSemanticError,
+    PDDLSyntaxError,
+    SourceFile,
+    Span,
+    UnsupportedRequirementError,
+)
+from .features import (
+    FEATURE_INFO,
+    KNOWN_REQUIREMENTS,
+    SUPPORTED_FEATURES,
+    SUPPORTED_REQUIREMENTS,
+    describe_feature,
+)
+from .hierarchy import TypeTable
+from .model import (
+    OBJECT_TYPE,
+    ActionDecl,
+    Add,
+    And,
+    Atom,
+    BinaryExpr,
+    Compare,
+    Condition,
+    Constant,
+    Delete,
+    Domain,
+    Effect,
+    EffectAnd,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Not,
+    Number,
+    NumericEffect,
+    NumericFact,
+    ObjectDecl,
+    Or,
+    Parameter,
+    Preference,
+    Problem,
+    Term,
+    TimedLiteral,
+    Variable,
+    When,
+)
+
+__all__ = ["CheckReport", "PDDLWarning", "check", "ensure_valid", "term_span", "TOTAL_COST"]
+
+TOTAL_COST = "total-cost"
+
+_SINGLE_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
+_SINGLE_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
+_UNSUPPORTED_SECTIONS = {
+    ":durative-action": "durative-actions",
+    ":derived": "derived-predicates",
+    ":constraints": "constraints",
+    ":process": "processes-and-events",
+    ":event": "processes-and-events",
+}
+
+
+class PDDLWarning(PDDLError):
+    """A diagnostic that does not stop the task from being used (never raised)."""
+
+    default_code = "WARNING"
+
+    def headline(self) -> str:
+        loc = self.location
+        head = f"warning[{self.code}]: {self.message}"
+        return f"{loc}: {head}" if loc else head
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check` found. ``errors`` are ordered unsupported features
+    first (they often explain the rest), then by position."""
+
+    errors: tuple[PDDLError, ...]
+    warnings: tuple[PDDLWarning, ...]
+    features: frozenset[str]
+    types: TypeTable = field(repr=False)
+    uses_action_costs: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_first(self) -> None:
+        if self.errors:
+            raise self.errors[0]
+
+
+def term_span(atom_span: Span | None, index: int, source: SourceFile | None) -> Span | None:
+    """The position of term ``index`` of an atom whose terms carry no span
+    (atoms lexed as one token): re-read from the source line."""
+    if atom_span is None or source is None or atom_span.line != atom_span.end_line:
+        return atom_span
+    line = source.line_text(atom_span.line)
+    text = line[atom_span.column - 1 : atom_span.end_column - 1]
+    words = list(re.finditer(r"[^\s()]+", text))
+    if index + 1 < len(words):
+        m = words[index + 1]
+        col = atom_span.column + m.start()
+        return Span(atom_span.line, col, atom_span.line, col + len(m.group()))
+    return atom_span
+
+
+def _suggest(name: str, options: list[str] | set[str] | frozenset[str]) -> str | None:
+    close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.75)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+class _Checker:
+    def __init__(self, domain: Domain, problem: Problem | None) -> None:
+        self.domain = domain
+        self.problem = problem
+        self.errors: list[PDDLError] = []
+        self.warnings: list[PDDLWarning] = []
+        self.features: dict[str, tuple[Span | None, SourceFile | None]] = {}
+        self.source: SourceFile | None = domain.source
+        self.types = TypeTable.build(domain)
+        self.predicates = {}
+        self.functions = {}
+        self.constants: dict[str, tuple[str, ...]] = {}
+        self.objects: dict[str, tuple[str, ...]] = {}
+        self.action_costs = False
+        self._untyped_warned = False
+
+    # ------------------------------------------------------------------ reporting
+
+    def error(self, cls: type[PDDLError], code: str, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.errors.append(cls(message, code=code, span=span, source=self.source, hint=hint))
+
+    def warn(self, code: str, message: str, span: Span | None) -> None:
+        self.warnings.append(PDDLWarning(message, code=code, span=span, source=self.source))
+
+    def feature(self, name: str, span: Span | None) -> None:
+        if name not in self.features:
+            self.features[name] = (span, self.source)
+
+    # ------------------------------------------------------------------ domain
+
+    def check_domain(self) -> None:
+        d = self.domain
+        self._sections(d.section_spans, _SINGLE_DOMAIN_SECTIONS, "domain")
+        self._requirements(d.requirements)
+        for construct in d.unsupported:
+            self._other_section(construct.keyword, construct.span, ":action")
+        self._types()
+        for const in d.constants:
+            self._declare_object(const, self.constants, "constant")
+        for pred in d.predicates:
+            if pred.name in self.predicates:
+                self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                           f"the predicate '{pred.display or pred.name}' is declared twice", pred.span)
+                continue
+            self._parameters(pred.parameters, f"predicate '{pred.name}'")
+            self.predicates[pred.name] = tuple(p.types for p in pred.parameters)
+        for func in d.functions:
+            if func.name in self.functions:
+                self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                           f"the function '{func.display or func.name}' is declared twice", func.span)
+                continue
+            self._parameters(func.parameters, f"function '{func.name}'")
+            if func.result not in ("number", "int", "float"):
+                self.feature("object-fluents", func.span)
+            self.functions[func.name] = tuple(p.types for p in func.parameters)
+        seen: set[str] = set()
+        for action in d.actions:
+            if action.name in seen:
+                self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                           f"the action '{action.display or action.name}' is declared twice", action.span)
+            seen.add(action.name)
+            self._action(action)
+
+    def _sections(self, spans: tuple[tuple[str, Span], ...], single: tuple[str, ...], what: str) -> None:
+        counts: dict[str, int] = {}
+        for kind, span in spans:
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind in single and counts[kind] == 2:
+                self.error(PDDLSyntaxError, ErrorCode.DUPLICATE_SECTION,
+                           f"the {what} has more than one {kind} section", span,
+                           hint=f"merge the {kind} sections into one")
+
+    def _other_section(self, keyword: str, span: Span | None, known_hint: str) -> None:
+        feature = _UNSUPPORTED_SECTIONS.get(keyword)
+        if feature is not None:
+            self.feature(feature, span)
+            return
+        known = list(_UNSUPPORTED_SECTIONS)
+        known += [":requirements", ":types", ":constants", ":predicates", ":functions", ":action",
+                  ":domain", ":objects", ":init", ":goal", ":metric"]
+        self.error(PDDLSyntaxError, ErrorCode.UNKNOWN_SECTION, f"unknown section '{keyword}'", span,
+                   hint=_suggest(keyword, known))
+
+    def _requirements(self, reqs: tuple) -> None:
+        for req in reqs:
+            if req.name not in KNOWN_REQUIREMENTS:
+                self.error(PDDLSemanticError, ErrorCode.UNKNOWN_REQUIREMENT,
+                           f"unknown requirement '{req.name}'", req.span,
+                           hint=_suggest(req.name, KNOWN_REQUIREMENTS))
+
+    def _types(self) -> None:
+        declared: dict[str, Span | None] = {}
+        for decl in self.domain.types:
+            self.feature("typing", decl.span)
+            if decl.name == OBJECT_TYPE:
+                continue
+            if decl.name in declared:
+                self.warn(ErrorCode.DUPLICATE_DEFINITION,
+                          f"the type '{decl.display or decl.name}' is declared more than once; its parents are merged",
+                          decl.span)
+            declared[decl.name] = decl.span
+        cycle = self.types.find_cycle()
+        if cycle:
+            first = next((d for d in self.domain.types if d.name == cycle[0]), None)
+            self.error(PDDLSemanticError, ErrorCode.TYPE_CYCLE,
+                       "the type hierarchy has a cycle: " + " -> ".join(cycle), first.span if first else None)
+
+    def _check_type_names(self, types: tuple[str, ...], span: Span | None, owner: str = "") -> bool:
+        ok = True
+        for t in types:
+            if t not in self.types:
+                ok = False
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_TYPE, f"undefined type '{t}'{owner}", span,
+                           hint=_suggest(t, set(self.types.names())) or "declare it in :types")
+        if types != (OBJECT_TYPE,):
+            self.feature("typing", span)
+        return ok
+
+    def _parameters(self, params: tuple[Parameter, ...], owner: str) -> None:
+        seen: set[str] = set()
+        for p in params:
+            if p.name in seen:
+                message = f"the parameter '{p.name}' of {owner} is declared twice"
+                if owner.startswith(("predicate", "function")):
+                    # harmless in a declaration (logistics00 has '(in ?obj ?obj)')
+                    self.warn(ErrorCode.DUPLICATE_DEFINITION, message, p.span)
+                else:
+                    self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION, message, p.span)
+            seen.add(p.name)
+            self._check_type_names(p.types, p.span)
+
+    def _declare_object(self, decl: ObjectDecl, table: dict[str, tuple[str, ...]], kind: str) -> None:
+        if kind == "object" and not self.domain.types and decl.types != (OBJECT_TYPE,):
+            # An untyped domain cannot tell types apart, so typed objects are
+            # harmless there (planning.domains' larger blocks problems do this).
+            if not self._untyped_warned:
+                self._untyped_warned = True
+                self.warn(ErrorCode.UNDEFINED_TYPE,
+                          f"the domain declares no types; the object type '{_types(decl.types)}' is read as 'object'",
+                          decl.span)
+            decl = ObjectDecl(decl.name, (OBJECT_TYPE,), decl.span, decl.display)
+        else:
+            self._check_type_names(decl.types, decl.span, f" (the type of {kind} '{decl.display or decl.name}')")
+        if decl.name in table:
+            self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                       f"the {kind} '{decl.display or decl.name}' is declared twice", decl.span)
+            return
+        table[decl.name] = decl.types
+
+    # ------------------------------------------------------------------ actions
+
+    def _action(self, action: ActionDecl) -> None:
+        self._parameters(action.parameters, f"action '{action.name}'")
+        scope = {p.name: p.types for p in action.parameters}
+        if action.precondition is not None:
+            self._condition(action.precondition, scope, "precondition", lifted=True)
+        if action.effect is not None:
+            self._effect(action.effect, scope)
+
+    def _condition(self, cond: Condition, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:
+        match cond:
+            case Atom():
+                self._atom(cond, scope, where, lifted=lifted)
+            case And(parts=parts):
+                for part in parts:
+                    self._condition(part, scope, where, lifted=lifted)
+            case Not(operand=Atom() as atom):
+                self.feature("negative-preconditions", cond.span)
+                self._atom(atom, scope, where, lifted=lifted)
+            case Not(operand=Equals() as eq):
+                self.feature("equality", cond.span)
+                self._equals(eq, scope, where, lifted=lifted)
+            case Not(operand=inner):
+                self.feature("disjunctive-preconditions", cond.span)
+                self._condition(inner, scope, where, lifted=lifted)
+            case Equals():
+                self.feature("equality", cond.span)
+                self._equals(cond, scope, where, lifted=lifted)
+            case Or(parts=parts):
+                self.feature("disjunctive-preconditions", cond.span)
+                for part in parts:
+                    self._condition(part, scope, where, lifted=lifted)
+            case Imply(antecedent=a, consequent=c):
+                self.feature("disjunctive-preconditions", cond.span)
+                self._condition(a, scope, where, lifted=lifted)
+                self._condition(c, scope, where, lifted=lifted)
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                self.feature("existential-preconditions" if isinstance(cond, Exists) else "universal-preconditions",
+                             cond.span)
+                self._parameters(vs, "a quantifier")
+                inner = dict(scope)
+                inner.update({v.name: v.types for v in vs})
+                self._condition(body, inner, where, lifted=lifted)
+            case Compare():
+                self.feature("numeric-fluents", cond.span)
+            case Preference(body=body):
+                self.feature("preferences", cond.span)
+                self._condition(body, scope, where, lifted=lifted)
+
+    def _effect(self, eff: Effect, scope: dict[str, tuple[str, ...]]) -> None:
+        match eff:
+            case Add(atom=atom) | Delete(atom=atom):
+                self._atom(atom, scope, "effect", lifted=True)
+            case EffectAnd(parts=parts):
+                for part in parts:
+                    self._effect(part, scope)
+            case When(condition=c, effect=e):
+                self.feature("conditional-effects", eff.span)
+                self._condition(c, scope, "effect condition", lifted=True)
+                self._effect(e, scope)
+            case ForallEffect(variables=vs, effect=e):
+                self.feature("universal-effects", eff.span)
+                self._parameters(vs, "a quantified effect")
+                inner = dict(scope)
+                inner.update({v.name: v.types for v in vs})
+                self._effect(e, inner)
+            case NumericEffect():
+                self._numeric_effect(eff, scope)
+
+    def _numeric_effect(self, eff: NumericEffect, scope: dict[str, tuple[str, ...]]) -> None:
+        target, value = eff.target, eff.value
+        if eff.op != "increase" or target.name != TOTAL_COST or target.terms:
+            self.feature("numeric-fluents", eff.span)
+            return
+        if TOTAL_COST not in self.functions:
+            self.warn(ErrorCode.UNDEFINED_FUNCTION,
+                      "'total-cost' is used but not declared in :functions", target.span)
+        self.feature("action-costs", eff.span)
+        self.action_costs = True
+        match value:
+            case Number(value=v):
+                if v < 0:
+                    self.error(PDDLSemanticError, ErrorCode.INVALID_COST,
+                               f"an action cost must not be negative (got {v})", value.span)
+            case FunctionTerm():
+                self._function_term(value, scope, lifted=True)
+            case _:
+                self.feature("numeric-fluents", eff.span)
+
+    def _function_term(self, term: FunctionTerm, scope: dict[str, tuple[str, ...]], *, lifted: bool) -> None:
+        if term.name == TOTAL_COST or term.name not in self.functions:
+            if term.name not in self.functions:
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_FUNCTION, f"undefined function '{term.name}'",
+                           term.span, hint=_suggest(term.name, set(self.functions)))
+            return
+        expected = self.functions[term.name]
+        if len(expected) != len(term.terms):
+            self.error(PDDLSemanticError, ErrorCode.ARITY_MISMATCH,
+                       f"the function '{term.name}' takes {len(expected)} argument(s), not {len(term.terms)}",
+                       term.span)
+            return
+        for i, (t, exp) in enumerate(zip(term.terms, expected)):
+            self._term(t, exp, scope, term.span, i, f"function '{term.name}'", lifted=lifted)
+
+    # ------------------------------------------------------------------ atoms and terms
+
+    def _atom(self, atom: Atom, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:
+        expected = self.predicates.get(atom.predicate)
+        if expected is None:
+            if atom.predicate == "=":
+                return
+            self.error(PDDLSemanticError, ErrorCode.UNDEFINED_PREDICATE,
+                       f"undefined predicate '{atom.predicate}' in the {where}", atom.span,
+                       hint=_suggest(atom.predicate, set(self.predicates)) or "declare it in :predicates")
+            return
+        if len(expected) != len(atom.terms):
+            self.error(PDDLSemanticError, ErrorCode.ARITY_MISMATCH,
+                       f"the predicate '{atom.predicate}' takes {len(expected)} argument(s), "
+                       f"but {atom} has {len(atom.terms)}", atom.span)
+            return
+        for i, (term, exp) in enumerate(zip(atom.terms, expected)):
+            self._term(term, exp, scope, atom.span, i, f"predicate '{atom.predicate}'", lifted=lifted)
+
+    def _equals(self, eq: Equals, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:
+        for i, term in enumerate((eq.left, eq.right)):
+            self._term(term, (OBJECT_TYPE,), scope, eq.span, i, "'='", lifted=lifted)
+
+    def _term(self, term: Term, expected: tuple[str, ...], scope: dict[str, tuple[str, ...]],
+              atom_span: Span | None, index: int, owner: str, *, lifted: bool) -> None:
+        span = term.span or term_span(atom_span, index, self.source)
+        if isinstance(term, Variable):
+            types = scope.get(term.name)
+            if types is None:
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_VARIABLE,
+                           f"the variable '{term.name}' is not a parameter here", span,
+                           hint=_suggest(term.name, set(scope)))
+                return
+            if expected != (OBJECT_TYPE,) and not self.types.overlaps(types, expected):
+                self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
+                           f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
+                           f"but '{term.name}' is of type {_types(types)}", span)
+            return
+        types = self.constants.get(term.name)
+        if types is None and not lifted:
+            types = self.objects.get(term.name)
+        if types is None:
+            if lifted:
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT,
+                           f"the constant '{term.name}' is not declared in the domain's :constants", span,
+                           hint=_suggest(term.name, set(self.constants)))
+            else:
+                known = set(self.objects) | set(self.constants)
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'", span,
+                           hint=_suggest(term.name, known) or "declare it in :objects")
+            return
+        if expected != (OBJECT_TYPE,) and not self.types.fits(types, expected):
+            self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
+                       f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
+                       f"but '{term.name}' is of type {_types(types)}", span)
+
+    # ------------------------------------------------------------------ problem
+
+    def check_problem(self) -> None:
+        p = self.problem
+        assert p is not None
+        self.source = p.source
+        kinds = {kind for kind, _ in p.section_spans}
+        self._sections(p.section_spans, _SINGLE_PROBLEM_SECTIONS, "problem")
+        for construct in p.unsupported:
+            self._other_section(construct.keyword, construct.span, ":init")
+        for section in (":domain", ":init", ":goal"):
+            if section not in kinds:
+                self.error(PDDLSyntaxError, ErrorCode.MISSING_SECTION,
+                           f"the problem has no {section} section", p.span)
+        if ":domain" in kinds and p.domain_name != self.domain.name:
+            self.error(PDDLSemanticError, ErrorCode.DOMAIN_MISMATCH,
+                       f"the problem is for domain '{p.domain_name}', but the domain is '{self.domain.name}'",
+                       p.domain_span, hint="check that the domain and problem files belong together")
+        self._requirements(p.requirements)
+        for obj in p.objects:
+            if obj.name in self.constants:
+                if self.types.ancestors_of(obj.types) == self.types.ancestors_of(self.constants[obj.name]):
+                    self.warn(ErrorCode.DUPLICATE_DEFINITION,
+                              f"the object '{obj.display or obj.name}' repeats the domain constant of that name",
+                              obj.span)
+                    continue
+                self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                           f"the object '{obj.display or obj.name}' is already a domain constant of another type",
+                           obj.span)
+                continue
+            self._declare_object(obj, self.objects, "object")
+        negatives = 0
+        for fact in p.init:
+            match fact:
+                case Atom():
+                    self._atom(fact, {}, ":init", lifted=False)
+                case NumericFact(target=target):
+                    if target.name == TOTAL_COST and not target.terms:
+                        continue
+                    self._function_term(target, {}, lifted=False)
+                case Not(operand=atom):
+                    negatives += 1
+                    if isinstance(atom, Atom):
+                        self._atom(atom, {}, ":init", lifted=False)
+                case TimedLiteral():
+                    self.feature("timed-initial-literals", fact.span)
+        if negatives:
+            self.warn("NEGATIVE_INIT", f"{negatives} negative literal(s) in :init are redundant under the "
+                      "closed-world assumption and are ignored", None)
+        if p.goal is not None:
+            self._condition(p.goal, {}, "goal", lifted=False)
+        if p.metric is not None:
+            expr = p.metric.expression
+            if isinstance(expr, FunctionTerm) and expr.name == TOTAL_COST and not expr.terms \
+                    and p.metric.direction == "minimize":
+                pass
+            elif isinstance(expr, FunctionTerm) and expr.name == "total-time" and not expr.terms:
+                self.warn("METRIC_IGNORED", "the metric 'total-time' is ignored; plans are sequential",
+                          p.metric.span)
+            else:
+                self.feature("numeric-fluents", p.metric.span)
+
+    # ------------------------------------------------------------------ result
+
+    def report(self) -> CheckReport:
+        unsupported: list[PDDLError] = []
+        for name, (span, source) in self.features.items():
+            if name in SUPPORTED_FEATURES:
+                continue
+            unsupported.append(
+                UnsupportedRequirementError(
+                    f"unsupported PDDL feature: {describe_feature(name)}",
+                    span=span,
+                    source=source,
+                    hint="pypddlengine supports STRIPS with typing, negative preconditions, "
+                    "equality and action costs",
+                    details={"feature": name, "requirement": FEATURE_INFO.get(name, ("", ""))[0]},
+                )
+            )
+        declared = {r.name for r in self.domain.requirements}
+        if self.problem is not None:
+            declared |= {r.name for r in self.problem.requirements}
+        for req in sorted(declared & KNOWN_REQUIREMENTS - SUPPORTED_REQUIREMENTS) if not unsupported else ():
+            self.warnings.append(
+                PDDLWarning(f"the requirement '{req}' is declared but only supported features are used; accepted",
+                            code="UNUSED_REQUIREMENT", source=self.domain.source)
+            )
+
+        def position(err: PDDLError) -> tuple[str, int, int]:
+            src = err.source.name if err.source else ""
+            return (src, err.span.line if err.span else 0, err.span.column if err.span else 0)
+
+        unsupported.sort(key=position)
+        errors = unsupported + sorted(self.errors, key=position)
+        return CheckReport(
+            errors=tuple(errors),
+            warnings=tuple(self.warnings),
+            features=frozenset(self.features),
+            types=self.types,
+            uses_action_costs=self.action_costs,
+        )
+
+
+def _types(types: tuple[str, ...]) -> str:
+    return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
+
+
+def check(domain: Domain, problem: Problem | None = None) -> CheckReport:
+    """Check a domain, and a problem against it; collect every diagnostic."""
+    checker = _Checker(domain, problem)
+    checker.check_domain()
+    if problem is not None:
+        checker.check_problem()
+    return checker.report()
+
+
+def ensure_valid(domain: Domain, problem: Problem | None = None) -> CheckReport:
+    """:func:`check`, raising the first error (unsupported features first)."""
+    report = check(domain, problem)
+    report.raise_first()
+    return report
