@@ -1,0 +1,164 @@
+"""Plan validation: the one validator behind the session, the CLI and MCP.
+
+It works on the lifted task: each step is resolved by name, instantiated from
+its schema and checked against the current state (a set of atom keys), then
+applied with delete-before-add semantics. Nothing is grounded, so its cost is
+proportional to the plan, not to the task (VAL works the same way).
+
+Verdicts follow VAL: a plan is valid when every step resolves and is
+applicable in turn and the goal holds at the end. Validation stops at the
+first failing step; the goal literals that do not hold in the state reached
+are still listed, one per atom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .errors import ActionReferenceError, PDDLError, Span
+from .lifted import AtomKey, LiftedTask
+from .model import ActionRef, Plan
+from .syntax import parse_action_ref
+
+__all__ = ["StepFailure", "ValidationReport", "validate_plan", "INAPPLICABLE_ACTION"]
+
+INAPPLICABLE_ACTION = "INAPPLICABLE_ACTION"
+"""Failure code of a step whose preconditions do not hold."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepFailure:
+    """Why step ``step`` (1-based) could not be executed.
+
+    ``code`` is ``INAPPLICABLE_ACTION`` (then ``unsatisfied`` lists each
+    precondition literal that does not hold) or an action-reference code:
+    ``UNKNOWN_ACTION``, ``WRONG_ARITY``, ``UNKNOWN_OBJECT``, ``TYPE_MISMATCH``,
+    ``ACTION_SYNTAX``, ``UNDEFINED_FUNCTION_VALUE``."""
+
+    step: int
+    action: str
+    code: str
+    message: str
+    unsatisfied: tuple[str, ...] = ()
+    span: Span | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "step": self.step,
+            "action": self.action,
+            "code": self.code,
+            "message": self.message,
+            "unsatisfied": list(self.unsatisfied),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """The verdict on one plan.
+
+    ``length`` counts the plan's steps, ``steps_applied`` those executed
+    before a failure (all of them when none failed). ``cost`` is the summed
+    action cost of the applied steps (the step count in unit-cost tasks)."""
+
+    valid: bool
+    length: int
+    steps_applied: int
+    cost: int | float
+    goal_reached: bool
+    unsatisfied_goals: tuple[str, ...]
+    failure: StepFailure | None = None
+    unit_cost: bool = True
+
+    @property
+    def failed_step(self) -> int | None:
+        return self.failure.step if self.failure else None
+
+    def summary(self) -> str:
+        """One line, e.g. ``valid plan: 12 steps, cost 12``."""
+        if self.valid:
+            return f"valid plan: {self.length} step(s), cost {_num(self.cost)}"
+        if self.failure is not None:
+            f = self.failure
+            detail = f"; unsatisfied: {', '.join(f.unsatisfied)}" if f.unsatisfied else ""
+            return f"invalid plan: step {f.step} {f.action} fails: {f.message}{detail}"
+        return (
+            f"invalid plan: all {self.length} step(s) apply but the goal is not reached; "
+            f"unsatisfied: {', '.join(self.unsatisfied_goals)}"
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "valid": self.valid,
+            "length": self.length,
+            "steps_applied": self.steps_applied,
+            "cost": self.cost,
+            "unit_cost": self.unit_cost,
+            "goal_reached": self.goal_reached,
+            "unsatisfied_goals": list(self.unsatisfied_goals),
+            "failure": self.failure.to_dict() if self.failure else None,
+            "summary": self.summary(),
+        }
+
+
+def _num(value: int | float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def validate_plan(
+    task: LiftedTask,
+    plan: Plan | Iterable[ActionRef | str],
+    *,
+    start: frozenset[AtomKey] | None = None,
+) -> ValidationReport:
+    """Validate ``plan`` (a parsed :class:`Plan`, action refs, or action
+    strings in any accepted form) from the initial state, or from ``start``."""
+    steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
+    state: set[AtomKey] = set(task.init if start is None else start)
+    cost: int | float = 0
+    unit = not task.uses_action_costs
+    failure: StepFailure | None = None
+    applied = 0
+    resolve = task.resolve
+    for number, step in enumerate(steps, start=1):
+        text = step if isinstance(step, str) else (step.text or str(step))
+        try:
+            ref = parse_action_ref(step) if isinstance(step, str) else step
+            schema, args = resolve(ref)
+            inst = schema.instantiate(args)
+            if (
+                all(k in state for k in inst.pre)
+                and not any(k in state for k in inst.neg)
+                and all(a == b for a, b in inst.eq)
+                and not any(a == b for a, b in inst.neq)
+            ):
+                cost += 1 if unit else task.action_cost(inst)
+                state.difference_update(inst.delete)
+                state.update(inst.add)
+                applied += 1
+                continue
+            failure = StepFailure(
+                number,
+                text.strip(),
+                INAPPLICABLE_ACTION,
+                "its preconditions do not hold",
+                tuple(task.unsatisfied(inst, state)),
+                ref.span,
+            )
+        except ActionReferenceError as err:
+            failure = StepFailure(number, text.strip(), err.code, err.message, (), err.span)
+        except PDDLError as err:  # malformed action text, missing cost value
+            failure = StepFailure(number, text.strip(), err.code, err.message, (), err.span)
+        break
+    unsatisfied = tuple(task.unsatisfied_goals(state))
+    goal = failure is None and not unsatisfied
+    return ValidationReport(
+        valid=goal,
+        length=len(steps),
+        steps_applied=applied,
+        cost=cost,
+        goal_reached=goal,
+        unsatisfied_goals=unsatisfied,
+        failure=failure,
+        unit_cost=unit,
+    )
