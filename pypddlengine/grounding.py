@@ -1,0 +1,416 @@
+"""Grounding by relaxed reachability, and a brute-force oracle.
+
+:func:`ground` computes the atoms and actions reachable from the initial
+state when delete effects are ignored (the Datalog-style fixpoint of Fast
+Downward's translator, without Prolog text): every action applicable in some
+state reachable from the initial state is among them, so the simulator never
+misses a legal move, and no goal-relevance pruning is applied.
+
+The fixpoint is semi-naive and driven by a queue of reached atoms. When an
+atom leaves the queue it is added to per-predicate and per-position indexes,
+then joined, for each positive precondition it can match, against the atoms
+processed so far (greedy order: most-bound precondition first, through the
+position index). A complete binding that passes type, equality and static
+negative-precondition tests becomes a ground action; its new add effects join
+the queue. Each instance is produced exactly once: when its last processed
+precondition atom leaves the queue, through the first precondition (in schema
+order) that atom matches; preconditions before that one may not reuse it.
+Static preconditions (of predicates no action changes) are decided here and
+dropped from the ground action.
+
+Speed: for each (schema, matched precondition) the join is generated as
+nested Python loops, and for each schema the code that interns atoms and
+builds the ground action, from the integer templates of
+:mod:`pypddlengine.lifted` (as ``dataclasses`` generates ``__init__``). The
+same generated code files each action in the successor index
+(:class:`pypddlengine.task.Task`), under the precondition predicted to be
+true least often: the rarity of a predicate is estimated before grounding as
+(atoms true initially + 1) / (type-consistent atoms + 1).
+
+:func:`ground_brute_force` enumerates the type-consistent product of every
+schema's parameters and keeps the instances whose preconditions hold in the
+relaxed-reachable atoms: the test oracle for :func:`ground`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .errors import ErrorCode, GroundingLimitError
+from .lifted import AtomKey, LiftedTask, Schema, Template
+from .task import GroundAction, GroundingStats, Task
+
+__all__ = ["ground", "ground_brute_force", "GroundingOptions", "DEFAULT_OPTIONS"]
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingOptions:
+    """Limits that turn a blow-up into a clear :class:`GroundingLimitError`."""
+
+    max_actions: int = 3_000_000
+    max_atoms: int = 5_000_000
+
+
+DEFAULT_OPTIONS = GroundingOptions()
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building large acyclic data.
+
+    Grounding allocates hundreds of thousands of tuples and actions and no
+    reference cycles; the collector's repeated scans of that growing heap cost
+    about half of the grounding time on large tasks. The previous setting is
+    restored afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# ----------------------------------------------------------------------------- join plans
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    pred: int
+    args: tuple[int, ...]
+    lookup: tuple[int, int] | None  # (position, arg) to index by, or None: scan the predicate
+    before: bool  # precedes the trigger in schema order: may not reuse the new atom
+
+
+def _join_steps(schema: Schema, trigger: int, static: frozenset[int]) -> tuple[list[_Step], list[int]]:
+    """Greedy join order for the preconditions other than ``trigger`` and the
+    parameters that no precondition binds."""
+    bound = {a for a in schema.pre[trigger][1] if a >= 0}
+    remaining = [(i, t) for i, t in enumerate(schema.pre) if i != trigger]
+    steps: list[_Step] = []
+    while remaining:
+
+        def score(item: tuple[int, Template]) -> tuple[int, int, int]:
+            pred, args = item[1]
+            nbound = sum(1 for a in args if a < 0 or a in bound)
+            nfree = sum(1 for a in args if a >= 0 and a not in bound)
+            return (-nbound, 0 if pred in static else 1, nfree)
+
+        best = min(remaining, key=score)
+        remaining.remove(best)
+        index, (pred, args) = best
+        lookup = next(((pos, a) for pos, a in enumerate(args) if a < 0 or a in bound), None)
+        steps.append(_Step(pred, args, lookup, index < trigger))
+        bound.update(a for a in args if a >= 0)
+    return steps, [i for i in range(schema.arity) if i not in bound]
+
+
+def _term(x: int) -> str:
+    return f"v{x}" if x >= 0 else str(~x)
+
+
+def _key(t: Template, var: Callable[[int], str] = _term) -> str:
+    return f"({', '.join([str(t[0]), *map(var, t[1])])},)"
+
+
+def _bind(lines: list[str], indent: str, source: str, args: tuple[int, ...], bound: set[int],
+          schema: Schema, skip: int | None, fail: str) -> None:
+    """Unify ``source`` (an atom key variable) with template ``args``."""
+    for j, a in enumerate(args):
+        if j == skip:
+            continue
+        if a < 0:
+            lines.append(f"{indent}if {source}[{j + 1}] != {~a}: {fail}")
+        elif a in bound:
+            lines.append(f"{indent}if {source}[{j + 1}] != v{a}: {fail}")
+        else:
+            lines.append(f"{indent}v{a} = {source}[{j + 1}]")
+            if schema.domain_sets[a] is not None:
+                lines.append(f"{indent}if v{a} not in d{a}: {fail}")
+            bound.add(a)
+
+
+def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str:
+    """Source of ``trig(key)``: all instances of ``schema`` whose precondition
+    ``trigger`` is the new atom ``key``, joined with the processed atoms."""
+    steps, free = _join_steps(schema, trigger, static)
+    lines = ["def trig(key):"]
+    indent = "    "
+    bound: set[int] = set()
+    _bind(lines, indent, "key", schema.pre[trigger][1], bound, schema, None, "return")
+    for k, step in enumerate(steps):
+        cand = f"c{k}"
+        if step.lookup is None:
+            src = f"by_pred[{step.pred}]"
+            skip = None
+        else:
+            pos, x = step.lookup
+            src = f"by_pos.get(({step.pred}, {pos}, {_term(x)}), ())"
+            skip = pos
+        lines.append(f"{indent}for {cand} in {src}:")
+        indent += "    "
+        if step.before:
+            lines.append(f"{indent}if {cand} is key: continue")
+        _bind(lines, indent, cand, step.args, bound, schema, skip, "continue")
+    for f in free:
+        lines.append(f"{indent}for v{f} in D{f}:")
+        indent += "    "
+    args = ", ".join(f"v{i}" for i in range(schema.arity))
+    lines.append(f"{indent}make(({args},))" if schema.arity else f"{indent}make(())")
+    return "\n".join(lines) + "\n"
+
+
+def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost: bool) -> str:
+    """Source of ``make(a)``: reject ``a`` on equality or static negative
+    preconditions; else intern the precondition and effect atoms (new add
+    effects join the queue), create the ground action and file it in the
+    successor index under its fluent precondition number ``watch`` (or with
+    the actions that have none)."""
+
+    def term(x: int) -> str:
+        return f"a[{x}]" if x >= 0 else str(~x)
+
+    lines = ["def make(a):"]
+    for x, y in schema.eq:
+        lines.append(f"    if {term(x)} != {term(y)}: return")
+    for x, y in schema.neq:
+        lines.append(f"    if {term(x)} == {term(y)}: return")
+    for t in schema.neg:
+        if t[0] in static:
+            lines.append(f"    if {_key(t, term)} in init: return")
+    pre = [f"p{i}" for i, t in enumerate(t for t in schema.pre if t[0] not in static)]
+    for i, t in enumerate(t for t in schema.pre if t[0] not in static):
+        lines.append(f"    p{i} = ids[{_key(t, term)}]")
+    names: dict[str, list[str]] = {"neg": [], "add": [], "delete": []}
+    count = 0
+    for kind, templates in (("neg", schema.neg), ("add", schema.add), ("delete", schema.delete)):
+        for t in templates:
+            if kind == "neg" and t[0] in static:
+                continue
+            v = f"x{count}"
+            count += 1
+            lines.append(f"    k = {_key(t, term)}")
+            lines.append(f"    {v} = ids.get(k)")
+            lines.append(f"    if {v} is None: {v} = intern(k)")
+            if kind == "add":
+                lines.append(f"    if not reached[{v}]:")
+                lines.append(f"        reached[{v}] = True")
+                lines.append("        queue.append(k)")
+            names[kind].append(v)
+
+    def tup(items: list[str]) -> str:
+        return f"({', '.join(items)},)" if items else "()"
+
+    lines.append("    n = len(actions)")
+    lines.append("    if n >= limit: too_many()")
+    cost = "1" if unit_cost else "cost_of(a)"
+    lines.append(
+        f"    act = GroundAction(n, schema, a, {tup(pre)}, {tup(names['neg'])}, {tup(names['add'])}, "
+        f"{tup(names['delete'])}, {cost})"
+    )
+    lines.append("    actions.append(act)")
+    lines.append("    by_args[a] = act")
+    if pre:
+        rest = [p for i, p in enumerate(pre) if i != watch]
+        lines.append(f"    act._rest = {tup(rest)}")
+        lines.append(f"    bucket = watch.get(p{watch})")
+        lines.append(f"    if bucket is None: watch[p{watch}] = [act]")
+        lines.append("    else: bucket.append(act)")
+    else:
+        lines.append("    always.append(act)")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- the fixpoint
+
+
+class _Grounder:
+    def __init__(self, lifted: LiftedTask, options: GroundingOptions) -> None:
+        self.lifted = lifted
+        self.options = options
+        self.atoms: list[AtomKey] = []
+        self.ids: dict[AtomKey, int] = {}
+        self.reached: list[bool] = []
+        self.queue: list[AtomKey] = []
+        npred = len(lifted.predicates)
+        self.by_pred: list[list[AtomKey]] = [[] for _ in range(npred)]
+        self.by_pos: dict[tuple[int, int, int], list[AtomKey]] = {}
+        self.actions: list[GroundAction] = []
+        self.by_args: list[dict[tuple[int, ...], GroundAction]] = [{} for _ in lifted.schemas]
+        self.watch: dict[int, list[GroundAction]] = {}
+        self.always: list[GroundAction] = []
+        self.static = frozenset(range(npred)) - lifted.fluent_predicates
+        rarity = self._rarity()
+        self.makers = [self._maker(s, rarity) for s in lifted.schemas]
+        self.triggers: list[list[Callable[[AtomKey], None]]] = [[] for _ in range(npred)]
+        for schema in lifted.schemas:
+            for i, (pred, _) in enumerate(schema.pre):
+                self.triggers[pred].append(self._trigger(schema, i))
+
+    def _rarity(self) -> dict[int, float]:
+        """Predicted share of a predicate's atoms that hold in a state."""
+        lifted = self.lifted
+        true_counts = [0] * len(lifted.predicates)
+        for key in lifted.init:
+            true_counts[key[0]] += 1
+        out: dict[int, float] = {}
+        for pid, decl in enumerate(lifted.domain.predicates):
+            sizes = [len(lifted._domain_of(p.types)) for p in decl.parameters]
+            possible = math.prod(sizes) if sizes else 1
+            out[pid] = (true_counts[pid] + 1) / (possible + 1)
+        return out
+
+    def _namespace(self, schema: Schema) -> dict[str, object]:
+        ns: dict[str, object] = {
+            "by_pred": self.by_pred,
+            "by_pos": self.by_pos,
+            "ids": self.ids,
+            "intern": self.intern,
+            "reached": self.reached,
+            "queue": self.queue,
+            "init": self.lifted.init,
+            "actions": self.actions,
+            "by_args": self.by_args[schema.id],
+            "watch": self.watch,
+            "always": self.always,
+            "limit": self.options.max_actions,
+            "too_many": self.too_many,
+            "GroundAction": GroundAction,
+            "schema": schema,
+            "cost_of": lambda a, s=schema: self.lifted.action_cost(s.instantiate(a)),
+        }
+        for i, dom in enumerate(schema.domain_sets):
+            ns[f"d{i}"] = dom
+            ns[f"D{i}"] = schema.domains[i]
+        return ns
+
+    def _maker(self, schema: Schema, rarity: dict[int, float]) -> Callable[[tuple[int, ...]], None]:
+        fluent = [t[0] for t in schema.pre if t[0] not in self.static]
+        ranks = [rarity[p] for p in fluent]
+        watch = ranks.index(min(ranks)) if ranks else -1
+        ns = self._namespace(schema)
+        source = _maker_source(schema, self.static, watch, not self.lifted.uses_action_costs)
+        exec(source, ns)  # noqa: S102 - generated from integer templates only
+        return ns["make"]  # type: ignore[return-value]
+
+    def _trigger(self, schema: Schema, index: int) -> Callable[[AtomKey], None]:
+        ns = self._namespace(schema)
+        ns["make"] = self.makers[schema.id]
+        exec(_trigger_source(schema, index, self.static), ns)  # noqa: S102
+        return ns["trig"]  # type: ignore[return-value]
+
+    def too_many(self) -> None:
+        raise GroundingLimitError(
+            f"grounding produced more than {self.options.max_actions:,} actions",
+            code=ErrorCode.GROUNDING_LIMIT,
+            hint="the task is too large to ground; raise the limit if this is intended",
+            details={"limit": self.options.max_actions, "kind": "actions"},
+        )
+
+    def intern(self, key: AtomKey) -> int:
+        i = len(self.atoms)
+        if i >= self.options.max_atoms:
+            raise GroundingLimitError(
+                f"grounding reached more than {self.options.max_atoms:,} atoms",
+                code=ErrorCode.GROUNDING_LIMIT,
+                details={"limit": self.options.max_atoms, "kind": "atoms"},
+            )
+        self.ids[key] = i
+        self.atoms.append(key)
+        self.reached.append(False)
+        return i
+
+    def run(self) -> None:
+        ids, reached, queue = self.ids, self.reached, self.queue
+        for key in sorted(self.lifted.init):
+            i = ids.get(key)
+            if i is None:
+                i = self.intern(key)
+            if not reached[i]:
+                reached[i] = True
+                queue.append(key)
+        for schema in self.lifted.schemas:
+            if not schema.pre:
+                make = self.makers[schema.id]
+                for args in itertools.product(*schema.domains):
+                    make(args)
+        head = 0
+        by_pred, by_pos, triggers = self.by_pred, self.by_pos, self.triggers
+        while head < len(queue):
+            key = queue[head]
+            head += 1
+            pred = key[0]
+            by_pred[pred].append(key)
+            for pos in range(1, len(key)):
+                slot = (pred, pos - 1, key[pos])
+                bucket = by_pos.get(slot)
+                if bucket is None:
+                    by_pos[slot] = [key]
+                else:
+                    bucket.append(key)
+            for trig in triggers[pred]:
+                trig(key)
+
+
+def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> Task:
+    """Ground ``lifted`` by relaxed reachability (see the module docstring).
+
+    Raises :class:`GroundingLimitError` when ``options`` limits are exceeded."""
+    start = time.perf_counter()
+    with paused_gc():
+        g = _Grounder(lifted, options)
+        g.run()
+    seconds = time.perf_counter() - start
+    fluent = lifted.fluent_predicates
+    stats = GroundingStats(
+        objects=len(lifted.objects),
+        atoms=len(g.atoms),
+        reachable_atoms=sum(g.reached),
+        static_atoms=sum(1 for k in lifted.init if k[0] not in fluent),
+        actions=len(g.actions),
+        seconds=seconds,
+    )
+    return Task(lifted, g.atoms, g.ids, g.reached, g.actions, stats,
+                by_args=g.by_args, watch=g.watch, always=g.always)
+
+
+def ground_brute_force(lifted: LiftedTask, limit: int = 2_000_000) -> set[tuple[int, tuple[int, ...]]]:
+    """``(schema id, args)`` of every type-consistent instance whose positive
+    preconditions are relaxed-reachable and whose equality and static
+    negative preconditions hold. Exponential: small tasks only (the oracle
+    :func:`ground` is tested against)."""
+    instances: list[tuple[Schema, tuple[int, ...]]] = []
+    total = 0
+    for schema in lifted.schemas:
+        for args in itertools.product(*schema.domains):
+            total += 1
+            if total > limit:
+                raise GroundingLimitError("brute-force grounding is too large", details={"limit": limit})
+            inst = schema.instantiate(args)
+            if all(a == b for a, b in inst.eq) and not any(a == b for a, b in inst.neq):
+                instances.append((schema, args))
+    static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
+    reached: set[AtomKey] = set(lifted.init)
+    result: set[tuple[int, tuple[int, ...]]] = set()
+    changed = True
+    while changed:
+        changed = False
+        for schema, args in instances:
+            if (schema.id, args) in result:
+                continue
+            inst = schema.instantiate(args)
+            if any(k[0] in static and k in lifted.init for k in inst.neg):
+                continue
+            if all(k in reached for k in inst.pre):
+                result.add((schema.id, args))
+                for k in inst.add:
+                    if k not in reached:
+                        reached.add(k)
+                        changed = True
+    return result

@@ -1,0 +1,203 @@
+"""The grounded task: interned atoms, ground actions, immutable states.
+
+A state is a ``frozenset`` of atom ids (ints): immutable, hashable, and
+fast for the two operations a simulator needs, membership and
+``(state - delete) | add``. Atom ids are assigned in a deterministic order
+(the order in which grounding reaches atoms), so they are the same under any
+``PYTHONHASHSEED``.
+
+Applicable actions are found with a *watched-atom index* instead of a scan:
+each ground action is filed under one of its positive fluent preconditions,
+the one expected to be true least often (the grounder estimates that per
+predicate and builds the index as it creates the actions). A query
+intersects the state with the watched atoms in C and checks only the actions
+filed under atoms that hold. On Blocksworld with 200 blocks that is a few
+hundred checks instead of 80,400.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .lifted import AtomKey, LiftedTask, Schema
+
+__all__ = ["GroundAction", "GroundingStats", "Task", "State"]
+
+State = frozenset[int]
+"""A state: the set of ids of the atoms that hold (static atoms included)."""
+
+
+class GroundAction:
+    """A ground action. ``pre``/``neg`` hold the ids of the positive and
+    negative *fluent* preconditions (static ones were checked when grounding,
+    so they are always true in reachable states); ``add``/``delete`` the
+    effect ids. Identity is the action's ``id`` within its task."""
+
+    __slots__ = ("id", "schema", "args", "pre", "neg", "add", "delete", "cost", "_rest")
+
+    def __init__(
+        self,
+        id: int,
+        schema: Schema,
+        args: tuple[int, ...],
+        pre: tuple[int, ...],
+        neg: tuple[int, ...],
+        add: tuple[int, ...],
+        delete: tuple[int, ...],
+        cost: int | float,
+    ) -> None:
+        self.id = id
+        self.schema = schema
+        self.args = args
+        self.pre = pre
+        self.neg = neg
+        self.add = add
+        self.delete = delete
+        self.cost = cost
+        self._rest: tuple[int, ...] = pre
+
+    def applicable(self, state: State | set[int]) -> bool:
+        for a in self.pre:
+            if a not in state:
+                return False
+        for a in self.neg:
+            if a in state:
+                return False
+        return True
+
+    def apply(self, state: State) -> State:
+        """The successor state: deletes first, then adds (an atom both
+        deleted and added ends true)."""
+        if self.delete:
+            state = state.difference(self.delete)
+        if self.add:
+            state = state.union(self.add)
+        return state
+
+    def __repr__(self) -> str:
+        return f"<GroundAction {self.id} {self.schema.name}{self.args}>"
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingStats:
+    """Sizes and timings of one grounding (for ``pypddl ground`` and benchmarks)."""
+
+    objects: int
+    atoms: int
+    reachable_atoms: int
+    static_atoms: int
+    actions: int
+    seconds: float
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _natural_key(text: str) -> tuple[object, ...]:
+    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(text))
+
+
+class Task:
+    """A grounded task, built by :func:`pypddlengine.grounding.ground`.
+
+    ``atoms[i]`` is the key of atom id ``i``; ``reachable[i]`` tells whether
+    the relaxed reachability analysis reached it (only reachable atoms can
+    ever hold). ``actions`` are complete for every state reachable from
+    ``init``: nothing is pruned for goal relevance."""
+
+    def __init__(
+        self,
+        lifted: LiftedTask,
+        atoms: list[AtomKey],
+        atom_ids: dict[AtomKey, int],
+        reachable: Sequence[bool],
+        actions: list[GroundAction],
+        stats: GroundingStats,
+        *,
+        by_args: list[dict[tuple[int, ...], GroundAction]],
+        watch: dict[int, list[GroundAction]],
+        always: list[GroundAction],
+    ) -> None:
+        self.lifted = lifted
+        self.atoms: tuple[AtomKey, ...] = tuple(atoms)
+        self.atom_ids = atom_ids
+        self.reachable = tuple(reachable)
+        self.actions: tuple[GroundAction, ...] = tuple(actions)
+        self.stats = stats
+        self._by_args = by_args
+        self._watch = watch
+        self._watched: frozenset[int] = frozenset(watch)
+        self._always = tuple(always)
+        self.init: State = frozenset(atom_ids[k] for k in lifted.init)
+        fluent = lifted.fluent_predicates
+        self.static_atoms: frozenset[int] = frozenset(i for i in self.init if atoms[i][0] not in fluent)
+        self.goal_pos: tuple[int, ...] = tuple(atom_ids.get(k, -1) for k in lifted.goal_pos)
+        self.goal_neg: tuple[int, ...] = tuple(atom_ids[k] for k in lifted.goal_neg if k in atom_ids)
+        self.unreachable_goals: tuple[AtomKey, ...] = tuple(
+            k for k in lifted.goal_pos if k not in atom_ids or not self.reachable[atom_ids[k]]
+        )
+        obj_rank = sorted(range(len(lifted.objects)), key=lambda o: _natural_key(lifted.object_display[o]))
+        self._object_rank = [0] * len(obj_rank)
+        for rank, oid in enumerate(obj_rank):
+            self._object_rank[oid] = rank
+        schema_rank = sorted(range(len(lifted.schemas)), key=lambda s: lifted.schemas[s].name)
+        self._schema_rank = [0] * len(schema_rank)
+        for rank, sid in enumerate(schema_rank):
+            self._schema_rank[sid] = rank
+
+    # ------------------------------------------------------------------ successor index
+
+    def applicable(self, state: State) -> list[GroundAction]:
+        """The actions applicable in ``state``, in no particular order (see
+        :meth:`sort_actions`)."""
+        out = [a for a in self._always if a.applicable(state)]
+        watch = self._watch
+        for atom in self._watched.intersection(state):
+            for action in watch[atom]:
+                for a in action._rest:
+                    if a not in state:
+                        break
+                else:
+                    for a in action.neg:
+                        if a in state:
+                            break
+                    else:
+                        out.append(action)
+        return out
+
+    def applicable_scan(self, state: State) -> list[GroundAction]:
+        """The same set as :meth:`applicable`, by checking every action (oracle)."""
+        return [a for a in self.actions if a.applicable(state)]
+
+    def sort_actions(self, actions: Iterable[GroundAction]) -> list[GroundAction]:
+        """Order by schema name, then argument names in natural order
+        (``b2`` before ``b10``): deterministic and readable."""
+        srank, orank = self._schema_rank, self._object_rank
+        return sorted(actions, key=lambda a: (srank[a.schema.id], [orank[o] for o in a.args]))
+
+    # ------------------------------------------------------------------ goals and rendering
+
+    def is_goal(self, state: State) -> bool:
+        if self.lifted.goal_static_false:
+            return False
+        for a in self.goal_pos:
+            if a not in state:
+                return False
+        return all(a not in state for a in self.goal_neg)
+
+    def keys(self, state: Iterable[int]) -> set[AtomKey]:
+        atoms = self.atoms
+        return {atoms[i] for i in state}
+
+    def render_atom(self, atom_id: int) -> str:
+        return self.lifted.render_key(self.atoms[atom_id])
+
+    def render_action(self, action: GroundAction) -> str:
+        return self.lifted.render_action(action.schema, action.args)
+
+    def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
+        """The ground action for a resolved reference, or ``None`` when the
+        grounding proved it never applicable from the initial state."""
+        return self._by_args[schema.id].get(args)
