@@ -1,0 +1,454 @@
+"""A step-wise simulation session: the seven operations and a few more.
+
+:class:`Session` wraps one grounded task, the current state and the history
+of executed actions. It is pure computation: it parses nothing but action
+text, reads no files (see :func:`pypddlengine.load_task` for that) and prints
+nothing. The seven operations of the paper map onto it as:
+
+=========================  =========================================
+initialise                 ``Session(task)``, :meth:`Session.from_pddl`
+query current state        :attr:`Session.state`, :meth:`Session.state_atoms`
+query applicable actions   :meth:`Session.applicable_actions`
+execute one action         :meth:`Session.execute`
+reset                      :meth:`Session.reset`
+history                    :attr:`Session.history`
+validate a complete plan   :meth:`Session.validate`
+=========================  =========================================
+
+plus :meth:`undo`, :meth:`explain` (why an action is or is not applicable,
+without executing it), :meth:`goal_status` and :meth:`analysis`.
+
+A failed :meth:`execute` changes nothing: not the state, not the history, and
+the session stays usable. Failures are returned, not raised, with a stable
+``code`` (``INAPPLICABLE_ACTION``, ``UNKNOWN_ACTION``, ``WRONG_ARITY``,
+``UNKNOWN_OBJECT``, ``TYPE_MISMATCH``, ``ACTION_SYNTAX``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .errors import ActionReferenceError, ErrorCode, PDDLError
+from .feedback import RelaxedAnalysis, achievers, analyse
+from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
+from .lifted import compile_task
+from .model import ActionRef, Plan
+from .syntax import parse_action_ref, parse_domain, parse_problem
+from .task import GroundAction, State, Task
+from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
+
+__all__ = [
+    "FeedbackLevel",
+    "Session",
+    "StepResult",
+    "Failure",
+    "HistoryEntry",
+    "GoalStatus",
+    "Feedback",
+    "Explanation",
+]
+
+
+class FeedbackLevel(enum.IntEnum):
+    """How much the session says after each step (each level adds to the last).
+
+    * ``PLAIN``: success, new state, goal reached; on failure the reason and
+      the unsatisfied preconditions (the paper's feedback).
+    * ``PROGRESS``: goal atoms satisfied so far, and which are not.
+    * ``HEURISTIC``: relaxed-plan distance to the goal (h_FF) and its change,
+      and a dead-end warning when the goal became unreachable.
+    * ``FULL``: why-not explanations (which step last made a failing
+      precondition false, which applicable actions would make it true) and a
+      warning when a state repeats.
+    """
+
+    PLAIN = 0
+    PROGRESS = 1
+    HEURISTIC = 2
+    FULL = 3
+
+    @classmethod
+    def parse(cls, value: str | int | FeedbackLevel) -> FeedbackLevel:
+        if isinstance(value, FeedbackLevel):
+            return value
+        if isinstance(value, int):
+            return cls(value)
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            names = ", ".join(m.name.lower() for m in cls)
+            raise ValueError(f"unknown feedback level '{value}'; choose one of {names}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why an action could not be executed (nothing changed)."""
+
+    code: str
+    message: str
+    unsatisfied: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoalStatus:
+    satisfied: tuple[str, ...]
+    unsatisfied: tuple[str, ...]
+
+    @property
+    def reached(self) -> bool:
+        return not self.unsatisfied
+
+    @property
+    def total(self) -> int:
+        return len(self.satisfied) + len(self.unsatisfied)
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """Extra signals, filled according to the session's :class:`FeedbackLevel`."""
+
+    goals: GoalStatus | None = None
+    distance: float | None = None
+    distance_change: float | None = None
+    dead_end: bool = False
+    unreachable_goals: tuple[str, ...] = ()
+    revisited_step: int | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One executed step: the action and the atoms it really changed."""
+
+    step: int
+    action: GroundAction
+    text: str
+    added: tuple[int, ...]
+    deleted: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """The outcome of :meth:`Session.execute`."""
+
+    success: bool
+    action: str
+    state: State = field(repr=False)
+    goal_reached: bool
+    step: int
+    added: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    failure: Failure | None = None
+    feedback: Feedback | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Whether an action is applicable now, and if not why (see :meth:`Session.explain`)."""
+
+    action: str
+    applicable: bool
+    failure: Failure | None = None
+
+
+class Session:
+    """Step-wise simulation of one grounded :class:`Task` (see module docstring)."""
+
+    def __init__(self, task: Task, *, feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN) -> None:
+        self.task = task
+        self.lifted = task.lifted
+        self.feedback_level = FeedbackLevel.parse(feedback)
+        self._state: State = task.init
+        self._history: list[HistoryEntry] = []
+        self._applicable_cache: tuple[State, list[GroundAction]] | None = None
+        self._visited: dict[int, int] = {hash(task.init): 0}
+        self._last_distance: float | None = None
+        self.failed_attempts = 0
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_pddl(
+        cls,
+        domain: str | bytes,
+        problem: str | bytes,
+        *,
+        domain_name: str | None = None,
+        problem_name: str | None = None,
+        feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
+        options: GroundingOptions = DEFAULT_OPTIONS,
+    ) -> Session:
+        """Initialise from PDDL text: parse, check, compile and ground.
+
+        Raises a :class:`PDDLError` subclass on any problem with the input."""
+        d = parse_domain(domain, filename=domain_name)
+        p = parse_problem(problem, filename=problem_name)
+        return cls(ground(compile_task(d, p), options), feedback=feedback)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def state(self) -> State:
+        """The current state (atom ids; static atoms included)."""
+        return self._state
+
+    def state_atoms(self, *, include_static: bool = True) -> list[str]:
+        """The atoms that hold, rendered and sorted."""
+        task = self.task
+        ids = self._state if include_static else self._state - task.static_atoms
+        return sorted(task.render_atom(i) for i in ids)
+
+    def is_goal(self) -> bool:
+        return self.task.is_goal(self._state)
+
+    def goal_status(self) -> GoalStatus:
+        """Each goal literal, split into satisfied and unsatisfied."""
+        lifted = self.lifted
+        keys = self.task.keys(self._state)
+        unsatisfied = lifted.unsatisfied_goals(keys)
+        missing = set(unsatisfied)
+        everything = [lifted.render_key(k) for k in lifted.goal_pos]
+        everything += [f"(not {lifted.render_key(k)})" for k in lifted.goal_neg]
+        return GoalStatus(tuple(g for g in everything if g not in missing), tuple(unsatisfied))
+
+    # ------------------------------------------------------------------ applicable actions
+
+    def applicable_actions(self) -> list[GroundAction]:
+        """The actions applicable now, sorted by name (cached per state)."""
+        cache = self._applicable_cache
+        if cache is not None and cache[0] is self._state:
+            return cache[1]
+        actions = self.task.sort_actions(self.task.applicable(self._state))
+        self._applicable_cache = (self._state, actions)
+        return actions
+
+    def applicable_names(self) -> list[str]:
+        render = self.task.render_action
+        return [render(a) for a in self.applicable_actions()]
+
+    # ------------------------------------------------------------------ execution
+
+    def resolve(self, action: str | ActionRef | GroundAction) -> GroundAction | None:
+        """The ground action ``action`` names, ``None`` when it cannot apply in
+        any reachable state. Raises :class:`PDDLError` for a bad reference."""
+        if isinstance(action, GroundAction):
+            return action
+        ref = parse_action_ref(action) if isinstance(action, str) else action
+        schema, args = self.lifted.resolve(ref)
+        return self.task.lookup(schema, args)
+
+    def execute(self, action: str | ActionRef | GroundAction) -> StepResult:
+        """Execute one action. On success the state and history advance; on
+        failure nothing changes and :attr:`StepResult.failure` says why."""
+        text = action if isinstance(action, str) else str(action)
+        try:
+            ref = None if isinstance(action, GroundAction) else (
+                parse_action_ref(action) if isinstance(action, str) else action
+            )
+            if ref is None:
+                ground_action: GroundAction | None = action  # type: ignore[assignment]
+            else:
+                schema, args = self.lifted.resolve(ref)
+                text = self.lifted.render_action(schema, args)
+                ground_action = self.task.lookup(schema, args)
+                if ground_action is None:
+                    return self._failed(text, self._why_not_lifted(schema, args))
+        except PDDLError as err:
+            return self._failed(text, _failure_from_error(err))
+        assert ground_action is not None
+        text = self.task.render_action(ground_action)
+        state = self._state
+        if not ground_action.applicable(state):
+            return self._failed(text, self._why_not(ground_action))
+        new_state = ground_action.apply(state)
+        added = tuple(a for a in ground_action.add if a not in state)
+        deleted = tuple(d for d in ground_action.delete if d in state and d not in new_state)
+        self._state = new_state
+        step = len(self._history) + 1
+        self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
+        render = self.task.render_atom
+        goal = self.task.is_goal(new_state)
+        feedback = self._feedback(new_state, step)
+        return StepResult(
+            success=True,
+            action=text,
+            state=new_state,
+            goal_reached=goal,
+            step=step,
+            added=tuple(sorted(render(a) for a in added)),
+            deleted=tuple(sorted(render(d) for d in deleted)),
+            feedback=feedback,
+        )
+
+    def _failed(self, text: str, failure: Failure) -> StepResult:
+        self.failed_attempts += 1
+        feedback = None
+        if self.feedback_level >= FeedbackLevel.PROGRESS:
+            feedback = Feedback(goals=self.goal_status())
+        return StepResult(
+            success=False,
+            action=text,
+            state=self._state,
+            goal_reached=self.is_goal(),
+            step=len(self._history),
+            failure=failure,
+            feedback=feedback,
+        )
+
+    def explain(self, action: str | ActionRef | GroundAction) -> Explanation:
+        """Whether ``action`` is applicable now and, if not, why; nothing changes."""
+        text = action if isinstance(action, str) else str(action)
+        try:
+            if isinstance(action, GroundAction):
+                ground_action: GroundAction | None = action
+            else:
+                ref = parse_action_ref(action) if isinstance(action, str) else action
+                schema, args = self.lifted.resolve(ref)
+                text = self.lifted.render_action(schema, args)
+                ground_action = self.task.lookup(schema, args)
+                if ground_action is None:
+                    return Explanation(text, False, self._why_not_lifted(schema, args))
+        except PDDLError as err:
+            return Explanation(text, False, _failure_from_error(err))
+        text = self.task.render_action(ground_action)
+        if ground_action.applicable(self._state):
+            return Explanation(text, True)
+        return Explanation(text, False, self._why_not(ground_action))
+
+    # ------------------------------------------------------------------ why not
+
+    def _why_not(self, action: GroundAction) -> Failure:
+        inst = action.schema.instantiate(action.args)
+        return self._why_not_instance(inst)
+
+    def _why_not_lifted(self, schema, args) -> Failure:  # type: ignore[no-untyped-def]
+        return self._why_not_instance(schema.instantiate(args))
+
+    def _why_not_instance(self, inst) -> Failure:  # type: ignore[no-untyped-def]
+        keys = self.task.keys(self._state)
+        unsatisfied = tuple(self.lifted.unsatisfied(inst, keys))
+        hints: list[str] = []
+        if self.feedback_level >= FeedbackLevel.FULL:
+            hints = self._hints(inst, keys)
+        return Failure(
+            INAPPLICABLE_ACTION,
+            "the action's preconditions do not hold in the current state",
+            unsatisfied,
+            hints=tuple(hints),
+        )
+
+    def _hints(self, inst, keys) -> list[str]:  # type: ignore[no-untyped-def]
+        task, lifted = self.task, self.lifted
+        hints: list[str] = []
+        applicable = set(a.id for a in task.applicable(self._state))
+        for k in inst.pre:
+            if k in keys:
+                continue
+            text = lifted.render_key(k)
+            atom = task.atom_ids.get(k)
+            if atom is None or not task.reachable[atom]:
+                hints.append(f"{text} can never become true")
+                continue
+            last = next((h for h in reversed(self._history) if atom in h.deleted), None)
+            if last is not None:
+                hints.append(f"{text} was made false by step {last.step} {last.text}")
+            now = [task.render_action(a) for a in achievers(task, atom) if a.id in applicable]
+            if now:
+                shown = ", ".join(sorted(now)[:5])
+                hints.append(f"{text} would be made true now by: {shown}")
+            elif atom in task.static_atoms or k[0] not in lifted.fluent_predicates:
+                hints.append(f"{text} is a static fact and never changes")
+            else:
+                hints.append(f"{text}: no applicable action makes it true right now")
+        for k in inst.neg:
+            if k in keys:
+                atom = task.atom_ids.get(k)
+                dels = [task.render_action(a) for a in task.applicable(self._state) if atom in a.delete]
+                text = lifted.render_key(k)
+                if dels:
+                    hints.append(f"{text} would be made false now by: {', '.join(sorted(dels)[:5])}")
+        return hints
+
+    # ------------------------------------------------------------------ feedback
+
+    def analysis(self) -> RelaxedAnalysis:
+        """Relaxed-planning analysis (h_add, h_FF, dead end) of the current state."""
+        return analyse(self.task, self._state)
+
+    def _feedback(self, state: State, step: int) -> Feedback | None:
+        level = self.feedback_level
+        if level == FeedbackLevel.PLAIN:
+            return None
+        goals = self.goal_status()
+        distance = change = None
+        dead = False
+        unreachable: tuple[str, ...] = ()
+        notes: list[str] = []
+        if level >= FeedbackLevel.HEURISTIC:
+            ra = analyse(self.task, state)
+            distance = ra.h_ff
+            if ra.dead_end:
+                dead = True
+                unreachable = tuple(
+                    self.task.render_atom(g) if g >= 0 else "(unreachable goal atom)" for g in ra.unreachable_goals
+                )
+                notes.append("dead end: the goal can no longer be reached from this state; reset or undo")
+            if distance is not None and self._last_distance is not None:
+                change = distance - self._last_distance
+            self._last_distance = distance
+        revisited = None
+        if level >= FeedbackLevel.FULL:
+            fingerprint = hash(state)
+            revisited = self._visited.get(fingerprint)
+            if revisited is None:
+                self._visited[fingerprint] = step
+            else:
+                notes.append(f"this state was already reached after step {revisited}; you may be going in circles")
+        return Feedback(goals, distance, change, dead, unreachable, revisited, tuple(notes))
+
+    # ------------------------------------------------------------------ history, reset, undo
+
+    @property
+    def history(self) -> tuple[HistoryEntry, ...]:
+        return tuple(self._history)
+
+    def plan(self) -> list[str]:
+        """The executed actions as PDDL text, in order."""
+        return [h.text for h in self._history]
+
+    def reset(self) -> None:
+        """Back to the initial state with an empty history."""
+        self._state = self.task.init
+        self._history.clear()
+        self._visited = {hash(self.task.init): 0}
+        self._last_distance = None
+
+    def undo(self, steps: int = 1) -> int:
+        """Undo up to ``steps`` executed actions; returns how many were undone."""
+        undone = 0
+        while undone < steps and self._history:
+            entry = self._history.pop()
+            self._state = self._state.difference(entry.added).union(entry.deleted)
+            undone += 1
+        self._last_distance = None
+        return undone
+
+    # ------------------------------------------------------------------ validation
+
+    def validate(self, plan: Plan | Iterable[ActionRef | str] | None = None) -> ValidationReport:
+        """Validate ``plan`` from the initial state (the session's history when
+        ``plan`` is ``None``). The session itself is not changed."""
+        if plan is None:
+            plan = [h.text for h in self._history]
+        return validate_plan(self.lifted, plan)
+
+
+def _failure_from_error(err: PDDLError) -> Failure:
+    suggestions = err.details.get("suggestions") if isinstance(err, ActionReferenceError) else None
+    hints = (err.hint,) if err.hint else ()
+    code = err.code if err.code != ErrorCode.SYNTAX_ERROR else ErrorCode.ACTION_SYNTAX
+    return Failure(code, err.message, (), tuple(suggestions or ()), hints)
