@@ -420,7 +420,8 @@ class _Checker:
                            f"the variable '{term.name}' is not a parameter here", span,
                            hint=_suggest(term.name, set(scope)))
                 return
-            if expected != (OBJECT_TYPE,) and not self.types.overlaps(types, expected):
+            known = all(t in self.types for t in types) and all(t in self.types for t in expected)
+            if known and expected != (OBJECT_TYPE,) and not self.types.overlaps(types, expected):
                 self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                            f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
                            f"but '{term.name}' is of type {_types(types)}", span)
@@ -438,7 +439,8 @@ class _Checker:
                 self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'", span,
                            hint=_suggest(term.name, known) or "declare it in :objects")
             return
-        if expected != (OBJECT_TYPE,) and not self.types.fits(types, expected):
+        known = all(t in self.types for t in types) and all(t in self.types for t in expected)
+        if known and expected != (OBJECT_TYPE,) and not self.types.fits(types, expected):
             self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                        f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
                        f"but '{term.name}' is of type {_types(types)}", span)

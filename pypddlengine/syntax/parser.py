@@ -128,6 +128,7 @@ _WORDS = {
     "GT": "'>'",
     "GE": "'>='",
     "$END": "the end of the input",
+    "<END-OF-FILE>": "the end of the input",
     "ATOMS": "an atom",
     "GROUND_ATOMS": "an atom",
     "_DEFINE": "'define'",
@@ -183,6 +184,21 @@ def _unclosed_paren(text: str) -> Span | None:
         return None
     line, col = stack[0] if len(stack) == 1 else stack[-1]
     return Span(line, col, line, col + 1)
+
+
+def _first_form_end(text: str) -> Span | None:
+    """Position of the ')' that closes the first top-level form."""
+    depth = 0
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        code = line.split(";", 1)[0]
+        for col, ch in enumerate(code, start=1):
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    return Span(lineno, col, lineno, col + 1)
+    return None
 
 
 def _unmatched_close(text: str) -> Span | None:
@@ -250,6 +266,18 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
                 source=source,
                 details={"expected": expected},
             )
+    if expected == ["the end of the input"] and what != "the plan":
+        end = _first_form_end(text)
+        if end is not None and (end.line, end.column) < (span.line, span.column):
+            return PDDLSyntaxError(
+                f"unbalanced parentheses: the ')' at {end} closes the top-level form early, "
+                f"so {_describe_token(tok)} at {span} is left outside it",
+                code=ErrorCode.UNBALANCED_PARENTHESES,
+                span=end,
+                source=source,
+                hint="remove an extra ')' at or before this position",
+                details={"expected": expected},
+            )
     msg = f"unexpected {_describe_token(tok)} in {what}; expected {_join(expected)}"
     hint = None
     if tok.type in {"KEYWORD", "NAME"}:
@@ -294,13 +322,17 @@ def _run(text: str, start: str, source: SourceFile, what: str) -> Any:
 
 
 def parse_pddl(
-    data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
+    data: str | bytes,
+    *,
+    filename: str | None = None,
+    max_bytes: int = MAX_INPUT_BYTES,
+    _what: str = "the PDDL file",
 ) -> Domain | Problem:
     """Parse a domain or a problem, whichever the text holds."""
     name = filename or "<pddl>"
     text = read_text(data, name=name, max_bytes=max_bytes)
     source = SourceFile(name, text)
-    node = _run(text, "pddl_file", source, "the PDDL file")
+    node = _run(text, "pddl_file", source, _what)
     return _with_source(node, source)
 
 
@@ -317,7 +349,7 @@ def parse_domain(
     Raises :class:`PDDLSyntaxError` on malformed text, including a problem
     passed where a domain is expected (code ``WRONG_FILE_KIND``)."""
     name = filename or "<domain>"
-    node = parse_pddl(data, filename=name, max_bytes=max_bytes)
+    node = parse_pddl(data, filename=name, max_bytes=max_bytes, _what="the domain")
     if not isinstance(node, Domain):
         raise PDDLSyntaxError(
             "expected a domain '(define (domain ...) ...)', found a problem",
@@ -334,7 +366,7 @@ def parse_problem(
 ) -> Problem:
     """Parse a problem from PDDL text (or bytes). See :func:`parse_domain`."""
     name = filename or "<problem>"
-    node = parse_pddl(data, filename=name, max_bytes=max_bytes)
+    node = parse_pddl(data, filename=name, max_bytes=max_bytes, _what="the problem")
     if not isinstance(node, Problem):
         raise PDDLSyntaxError(
             "expected a problem '(define (problem ...) ...)', found a domain",

@@ -1,0 +1,42 @@
+"""Corpus tasks for sweeps: which are supported, and the smallest of each domain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import CORPUS, corpus_index
+
+from pypddlengine.features import SUPPORTED_FEATURES
+
+# the corpus index names features as the engine does; "problem:" ones are problem-level
+_SUPPORTED = SUPPORTED_FEATURES | {"constants", "negated-equality", "problem:negative-goal", "problem:metric",
+                                   "problem:numeric-init"}
+
+
+def supported(entry: dict) -> bool:
+    features = set(entry["features_detected"])
+    # The index's README: "numeric-fluents" only means functions other than
+    # total-cost are declared; without numeric effects they are static cost
+    # tables, which :action-costs allows (elevators, transport, woodworking).
+    if "numeric-fluents" in features and "action-costs" in features and "numeric-effects" not in features:
+        features.discard("numeric-fluents")
+    return features <= _SUPPORTED
+
+
+def entries() -> list[dict]:
+    return corpus_index()
+
+
+def task_paths(entry: dict, limit: int | None = None) -> list[tuple[str, Path, Path]]:
+    probs = entry["problems"] if limit is None else entry["problems"][:limit]
+    return [(p, CORPUS / entry["domain_file"], CORPUS / p) for p in probs]
+
+
+def smallest_task(entry: dict) -> tuple[str, Path, Path]:
+    stats = entry.get("problem_stats") or []
+    if stats:
+        best = min(stats, key=lambda s: s.get("bytes", 0))
+        rel = str(Path(entry["problems"][0]).parent / best["file"])
+    else:
+        rel = min(entry["problems"], key=lambda p: (CORPUS / p).stat().st_size)
+    return rel, CORPUS / entry["domain_file"], CORPUS / rel

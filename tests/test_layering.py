@@ -1,0 +1,77 @@
+"""Layers import downward only, and the engine stays free of adapter
+dependencies (pydantic, click, mcp, subprocess) and of printing."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pypddlengine"
+
+# lower number = lower layer; a module may import only from its own layer or below
+LAYERS = {
+    "errors": 0, "features": 0,
+    "model": 1,
+    "syntax": 2, "hierarchy": 2, "printer": 2,
+    "checker": 3,
+    "lifted": 4,
+    "validate": 5, "task": 5,
+    "grounding": 6,
+    "feedback": 7,
+    "session": 8,
+    "loading": 9,
+    "__init__": 10,
+}
+ENGINE_FORBIDDEN = {"pydantic", "click", "mcp", "subprocess", "anthropic", "openai", "unified_planning"}
+
+
+def _module_layer(path: Path) -> tuple[str, int] | None:
+    rel = path.relative_to(PACKAGE)
+    top = rel.parts[0].removesuffix(".py")
+    return (top, LAYERS[top]) if top in LAYERS else None
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                found.append((node.module, node.lineno))
+            elif node.level >= 1:
+                base = path.parent.relative_to(PACKAGE).parts
+                parts = list(base[: len(base) - (node.level - 1)] if node.level > 1 else base)
+                mod = ".".join([*parts, node.module] if node.module else parts)
+                found.append(("pypddlengine." + mod if mod else "pypddlengine", node.lineno))
+        elif isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+    return found
+
+
+def engine_modules() -> list[Path]:
+    return [p for p in PACKAGE.rglob("*.py") if _module_layer(p) is not None]
+
+
+def test_layers_import_downward_only() -> None:
+    problems = []
+    for path in engine_modules():
+        name, layer = _module_layer(path)  # type: ignore[misc]
+        for module, line in _imports(path):
+            if not module.startswith("pypddlengine."):
+                continue
+            target = module.split(".")[1]
+            if target in LAYERS and LAYERS[target] > layer:
+                problems.append(f"{path.relative_to(PACKAGE)}:{line} imports {module} (layer {LAYERS[target]} > {layer})")
+    assert not problems, "\n".join(problems)
+
+
+def test_engine_has_no_adapter_dependencies_and_never_prints() -> None:
+    problems = []
+    for path in engine_modules():
+        for module, line in _imports(path):
+            if module.split(".")[0] in ENGINE_FORBIDDEN:
+                problems.append(f"{path.relative_to(PACKAGE)}:{line} imports {module}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                problems.append(f"{path.relative_to(PACKAGE)}:{node.lineno} calls print()")
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,154 @@
+"""Parsing: case folding, spellings, sections, plans and action references;
+the fast atom-run tokens agree with the structural rules (property tests)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from malformed_cases import BASE_DOMAIN, BASE_PROBLEM
+
+from pypddlengine import PDDLSyntaxError, parse_action_ref, parse_domain, parse_plan, parse_problem
+from pypddlengine.model import Add, And, Atom, Constant, Delete, EffectAnd, Not, Variable
+from pypddlengine.printer import format_domain, format_problem
+
+
+def test_case_is_folded_and_spelling_kept() -> None:
+    text = BASE_PROBLEM.replace("(:objects a b - block)", "(:OBJECTS A Bee - BLOCK)").replace(
+        "(clear b)", "(CLEAR Bee)"
+    ).replace("(on a b)", "(ON A bee)").replace("(:init", "(:INIT").replace("(define", "(DEFINE")
+    problem = parse_problem(text)
+    assert [o.name for o in problem.objects] == ["a", "bee"]
+    assert [o.display for o in problem.objects] == ["A", "Bee"]
+    assert [o.types for o in problem.objects] == [("block",), ("block",)]
+    assert Atom("clear", (Constant("bee"),)) in problem.init
+    assert problem.goal == And((Atom("on", (Constant("a"), Constant("bee"))),))
+
+
+def test_domain_structure() -> None:
+    domain = parse_domain(BASE_DOMAIN)
+    assert domain.name == "bw"
+    assert [r.name for r in domain.requirements] == [":strips", ":typing"]
+    assert [a.name for a in domain.actions] == ["pick", "put"]
+    put = domain.actions[1]
+    assert [(p.name, p.types) for p in put.parameters] == [("?x", ("block",)), ("?y", ("block",))]
+    x, y = Variable("?x"), Variable("?y")
+    assert put.effect == EffectAnd(
+        (Add(Atom("on", (x, y))), Add(Atom("handempty", ())), Delete(Atom("holding", (x,))))
+    )
+
+
+def test_types_either_and_late_parents() -> None:
+    domain = parse_domain(
+        "(define (domain t) (:types truck airplane - vehicle package vehicle - physobj place)"
+        " (:constants depot - (either place physobj))"
+        " (:predicates (at ?x - (either vehicle package) ?p - place)))"
+    )
+    assert {t.name: t.parents for t in domain.types}["vehicle"] == ("physobj",)
+    assert domain.constants[0].types == ("place", "physobj")
+    assert domain.predicates[0].parameters[0].types == ("vehicle", "package")
+
+
+def test_empty_precondition_effect_and_goal() -> None:
+    domain = parse_domain("(define (domain z) (:predicates (p)) (:action noop :parameters () :precondition () :effect ()))")
+    assert domain.actions[0].precondition is None and domain.actions[0].effect is None
+    problem = parse_problem("(define (problem z1) (:domain z) (:init) (:goal (and)))")
+    assert problem.goal == And(())
+
+
+def test_negative_and_numeric_init() -> None:
+    problem = parse_problem(
+        "(define (problem c) (:domain d) (:init (p a) (not (p b)) (= (total-cost) 0) (= (road a b) 7))"
+        " (:goal (p a)) (:metric minimize (total-cost)))"
+    )
+    kinds = [type(f).__name__ for f in problem.init]
+    assert kinds == ["Atom", "Not", "NumericFact", "NumericFact"]
+    assert problem.init[3].value.value == 7
+    assert problem.metric is not None and problem.metric.direction == "minimize"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["(stack a b)", "stack a b", "stack(a, b)", "STACK(A,B)", " `(Stack A B)` ", "'stack a b'", "(stack a, b)"],
+)
+def test_action_references(text: str) -> None:
+    ref = parse_action_ref(text)
+    assert (ref.name, ref.args) == ("stack", ("a", "b"))
+
+
+@pytest.mark.parametrize("text", ["", "(stack a b", "(stack a b) (pick c)", "stack((a))", "(?x a)", "123"])
+def test_bad_action_references(text: str) -> None:
+    with pytest.raises(PDDLSyntaxError) as info:
+        parse_action_ref(text)
+    assert info.value.code == "ACTION_SYNTAX"
+
+
+def test_plan_formats() -> None:
+    text = "; a plan\n0: (pick-up A) [1]\n0.5: (stack a b)\n(put-down c) ; trailing\n(noop)\n; cost = 4 (unit cost)\n"
+    plan = parse_plan(text)
+    assert [(s.name, s.args) for s in plan.steps] == [
+        ("pick-up", ("a",)), ("stack", ("a", "b")), ("put-down", ("c",)), ("noop", ())
+    ]
+    assert plan.steps[0].time == 0.0 and plan.steps[0].text == "(pick-up A)"
+    assert plan.steps[2].span is not None and plan.steps[2].span.line == 4
+    assert len(parse_plan("; only a comment\n")) == 0
+
+
+def test_plan_syntax_error_has_position() -> None:
+    with pytest.raises(PDDLSyntaxError) as info:
+        parse_plan("(pick-up a)\n(stack a\n")
+    assert info.value.code in {"PLAN_SYNTAX", "UNBALANCED_PARENTHESES"}
+    assert info.value.span is not None and info.value.span.line == 2
+
+
+def test_runs_and_structural_atoms_agree_on_spans() -> None:
+    text = "(define (problem s) (:domain d)\n (:init (p a)\n  (q a b) ; note (x)\n\t(r)) (:goal (and (p a) (q a\n b))))"
+    problem = parse_problem(text)
+    spans = [(a.span.line, a.span.column) for a in problem.init]
+    assert spans == [(2, 9), (3, 3), (4, 2)]
+    assert [str(a) for a in problem.goal.parts] == ["(p a)", "(q a b)"]
+
+
+# ---------------------------------------------------------------- property tests: formatting never matters
+
+
+def _reformat(text: str, rng: random.Random) -> str:
+    """Random case changes, line breaks and comments inside and between atoms:
+    some atoms leave the fast run tokens for the structural path."""
+    out: list[str] = []
+    for token in re.findall(r"\(|\)|[^\s()]+", text):
+        if token not in "()":
+            token = token.upper() if rng.random() < 0.3 else token
+        out.append(token)
+        r = rng.random()
+        if r < 0.1:
+            out.append("\n")
+        elif r < 0.13:
+            out.append(" ; a comment (with parens)\n")
+        elif r < 0.2:
+            out.append("\t")
+        else:
+            out.append(" ")
+    return "".join(out)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_reformatting_keeps_the_model(seed: int) -> None:
+    rng = random.Random(seed)
+    assert parse_domain(_reformat(BASE_DOMAIN, rng)) == parse_domain(BASE_DOMAIN)
+    assert parse_problem(_reformat(BASE_PROBLEM, rng)) == parse_problem(BASE_PROBLEM)
+
+
+def test_printer_round_trip_on_base() -> None:
+    domain, problem = parse_domain(BASE_DOMAIN), parse_problem(BASE_PROBLEM)
+    assert parse_domain(format_domain(domain)) == domain
+    assert parse_problem(format_problem(problem)) == problem
+
+
+def test_negation_in_goal_is_kept() -> None:
+    problem = parse_problem("(define (problem n) (:domain d) (:init) (:goal (and (p) (not (q a)))))")
+    assert problem.goal.parts[1] == Not(Atom("q", (Constant("a"),)))
