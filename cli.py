@@ -1,0 +1,10 @@
+"""Run the pypddl command line from a checkout: ``python cli.py --help``.
+
+The implementation is ``pypddlengine.cli``; an installed package provides the
+same commands as ``pypddl``.
+"""
+
+from pypddlengine.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,6 @@
+; 4 blocks, random start and goal towers (seed 2)
+(define (problem p02)
+  (:domain blocksworld)
+  (:objects a b c d - block)
+  (:init (ontable b) (on c b) (on d c) (clear d) (ontable a) (clear a) (handempty))
+  (:goal (and (on b a) (on c b))))

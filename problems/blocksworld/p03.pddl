@@ -1,0 +1,6 @@
+; 5 blocks, random start and goal towers (seed 3)
+(define (problem p03)
+  (:domain blocksworld)
+  (:objects a b c d e - block)
+  (:init (ontable a) (on c a) (on d c) (on e d) (on b e) (clear b) (handempty))
+  (:goal (and (on c d) (on b c) (on e b) (on a e))))

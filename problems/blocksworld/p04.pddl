@@ -1,0 +1,6 @@
+; 6 blocks, random start and goal towers (seed 4)
+(define (problem p04)
+  (:domain blocksworld)
+  (:objects a b c d e f - block)
+  (:init (ontable d) (on f d) (on e f) (on a e) (clear a) (ontable c) (clear c) (ontable b) (clear b) (handempty))
+  (:goal (and (on c b) (on f d) (on a f))))

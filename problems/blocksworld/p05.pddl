@@ -1,0 +1,6 @@
+; 8 blocks, random start and goal towers (seed 5)
+(define (problem p05)
+  (:domain blocksworld)
+  (:objects a b c d e f g h - block)
+  (:init (ontable g) (clear g) (ontable d) (on b d) (clear b) (ontable a) (clear a) (ontable h) (on c h) (on f c) (clear f) (ontable e) (clear e) (handempty))
+  (:goal (and (on c g) (on f c) (on b f) (on a b) (on e a) (on h e))))

@@ -1,0 +1,6 @@
+; 10 blocks, random start and goal towers (seed 6)
+(define (problem p06)
+  (:domain blocksworld)
+  (:objects a b c d e f g h i j - block)
+  (:init (ontable f) (on i f) (on d i) (on e d) (on a e) (on c a) (clear c) (ontable g) (on h g) (on b h) (clear b) (ontable j) (clear j) (handempty))
+  (:goal (and (on b c) (on g b) (on a g) (on j a) (on i j) (on f i) (on d f) (on h d) (on e h))))

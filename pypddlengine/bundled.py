@@ -1,0 +1,62 @@
+"""The tasks that ship with pypddlengine (``domains/`` and ``problems/``).
+
+A bundled task is named ``<domain>/<problem>``, e.g. ``blocksworld/p01``: the
+domain file is ``domains/<domain>.pddl`` and the problem file
+``problems/<domain>/<problem>.pddl``. In a checkout (or an editable install)
+the folders sit next to the package; a wheel carries them as
+``pypddlengine/data/``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from .errors import ErrorCode, PDDLError
+
+__all__ = ["DEFAULT_TASK", "bundled_root", "bundled_domains", "bundled_tasks", "bundled_task"]
+
+DEFAULT_TASK = "blocksworld/p01"
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def bundled_root(kind: str) -> Path:
+    """The folder holding bundled ``domains`` or ``problems``."""
+    for candidate in (_PACKAGE / "data" / kind, _PACKAGE.parent / kind):
+        if candidate.is_dir():
+            return candidate
+    raise PDDLError(f"the bundled {kind} folder is missing from this installation", code=ErrorCode.FILE_NOT_FOUND)
+
+
+def bundled_domains() -> list[str]:
+    return sorted(p.stem for p in bundled_root("domains").glob("*.pddl"))
+
+
+def bundled_tasks(domain: str | None = None) -> list[str]:
+    """Names of the bundled tasks (of one domain, or of all), sorted."""
+    root = bundled_root("problems")
+    domains = [domain] if domain else bundled_domains()
+    names: list[str] = []
+    for d in domains:
+        folder = root / d
+        if folder.is_dir():
+            names.extend(f"{d}/{p.stem}" for p in sorted(folder.glob("*.pddl")))
+    return names
+
+
+def bundled_task(name: str) -> tuple[Path, Path]:
+    """Domain and problem paths of a bundled task (``PDDLError`` with code
+    ``FILE_NOT_FOUND`` and suggestions when there is no such task)."""
+    domain, _, problem = name.strip().partition("/")
+    d = bundled_root("domains") / f"{domain}.pddl"
+    p = bundled_root("problems") / domain / f"{problem}.pddl"
+    if "/" in problem or ".." in name or not d.is_file() or not p.is_file():
+        known = bundled_tasks()
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        raise PDDLError(
+            f"no bundled task '{name}'" + (f"; did you mean '{close[0]}'?" if close else ""),
+            code=ErrorCode.FILE_NOT_FOUND,
+            hint=f"bundled tasks: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''}",
+            details={"suggestions": close},
+        )
+    return d, p

@@ -1,0 +1,320 @@
+"""The ``pypddl`` command line: a thin click layer over pure functions.
+
+Each command parses its options, calls the engine (or an adapter) and maps the
+outcome to an exit code. Heavy modules (mcp, unified-planning, the LLM SDKs,
+the baselines) are imported only by the commands that need them, so
+``pypddl validate`` starts fast.
+
+Exit codes: 0 success; 1 the input is well-formed but a plan is invalid (or
+``check`` found errors in the PDDL); 2 bad input (unreadable or malformed
+files, bad options).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+
+OK, INVALID, BAD_INPUT = 0, 1, 2
+
+# command name -> ("module:attribute", one-line help); loaded on first use
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("pypddlengine.cli_serve:serve", "Run the MCP server (stdio by default, or streamable HTTP)."),
+    "demo": ("pypddlengine.cli_serve:demo", "Watch a scripted agent solve a bundled task over MCP."),
+    "solve": ("pypddlengine.baselines.cli:solve", "Solve a task with Fast Downward; print the validated plan."),
+    "generate": ("pypddlengine.baselines.cli:generate", "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
+    "batch": ("pypddlengine.baselines.cli:batch", "Run planners over many tasks in parallel; append JSONL records."),
+    "reference": ("pypddlengine.baselines.cli:reference", "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks."),
+    "experiment": ("pypddlengine.harness.cli:experiment", "Run and report LLM planning experiments (direct, agentic)."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose adapter commands are imported only when invoked."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS:
+            target, _ = LAZY_COMMANDS[name]
+            module, attr = target.split(":")
+            try:
+                return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+            except (ImportError, AttributeError) as err:
+                return _unavailable(name, err)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in LAZY_COMMANDS:
+                rows.append((name, LAZY_COMMANDS[name][1]))
+            else:
+                cmd = super().get_command(ctx, name)
+                if cmd is not None and not cmd.hidden:
+                    rows.append((name, cmd.get_short_help_str(limit=80)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _unavailable(name: str, err: Exception) -> click.Command:
+    @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    def missing() -> None:
+        click.echo(f"error: the '{name}' command is not available: {err}", err=True)
+        click.echo("hint: install the optional dependencies: pip install 'pypddlengine[all]'", err=True)
+        sys.exit(BAD_INPUT)
+
+    return missing
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pypddl")
+def main() -> None:
+    """pypddl: a step-wise PDDL simulation engine, validator and MCP server.
+
+    \b
+    Examples:
+      pypddl validate domain.pddl problem.pddl plan.txt
+      pypddl check domain.pddl problem.pddl
+      pypddl play domain.pddl problem.pddl
+      pypddl serve                      # MCP over stdio
+    """
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def report_error(err: Exception) -> None:
+    """Print an engine error as ``file:line:col: error[CODE]: message`` + snippet."""
+    click.echo(str(err), err=True)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False))
+
+
+# ----------------------------------------------------------------------------- validate
+
+
+@main.command()
+@click.argument("domain", type=click.Path(dir_okay=False))
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.argument("plans", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON report per plan.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; report through the exit code.")
+def validate(domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool) -> None:
+    """Validate one or more PLAN files against DOMAIN and PROBLEM.
+
+    A plan holds one '(action arg ...)' per line (IPC/VAL format; ';'
+    comments, 'N:' prefixes and '[d]' suffixes are accepted). Give '-' to
+    read a plan from stdin. Exit code 0: every plan is valid; 1: a plan is
+    invalid; 2: bad input.
+
+    \b
+    Example:
+      pypddl validate domain.pddl p01.pddl p01.plan
+    """
+    from .errors import PDDLError
+    from .loading import load_task, read_file
+    from .syntax import parse_plan
+    from .validate import validate_plan
+
+    try:
+        task = load_task(domain, problem)
+    except PDDLError as err:
+        report_error(err)
+        sys.exit(BAD_INPUT)
+    status = OK
+    results = []
+    for name in plans:
+        try:
+            data = sys.stdin.buffer.read() if name == "-" else read_file(name)
+            plan = parse_plan(data, filename="<stdin>" if name == "-" else name)
+        except PDDLError as err:
+            report_error(err)
+            status = BAD_INPUT
+            results.append({"plan": name, "error": err.to_dict()})
+            continue
+        report = validate_plan(task, plan)
+        if not report.valid and status == OK:
+            status = INVALID
+        results.append({"plan": name, **report.to_dict()})
+        if quiet or as_json:
+            continue
+        click.echo(_describe(name, report))
+    if as_json and not quiet:
+        _echo_json(results if len(results) > 1 else results[0])
+    sys.exit(status)
+
+
+def _describe(name: str, report: Any) -> str:
+    if report.valid:
+        cost = "" if report.unit_cost else f", cost {report.cost:g}"
+        return f"{name}: valid plan ({report.length} steps{cost})"
+    lines = []
+    if report.failure is not None:
+        f = report.failure
+        lines.append(f"{name}: INVALID: step {f.step} {f.action}: {f.message}")
+        lines.extend(f"  unsatisfied precondition: {u}" for u in f.unsatisfied)
+    else:
+        lines.append(f"{name}: INVALID: the goal does not hold after all {report.length} steps")
+        lines.extend(f"  unsatisfied goal: {g}" for g in report.unsatisfied_goals)
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- check
+
+
+@main.command()
+@click.argument("domain", type=click.Path(dir_okay=False))
+@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the diagnostics as JSON.")
+@click.option("--warnings/--no-warnings", default=True, help="Also print warnings (default: on).")
+def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> None:
+    """Parse and check DOMAIN (and PROBLEM), reporting every error found.
+
+    Exit code 0: no errors; 1: the PDDL has errors; 2: a file cannot be read
+    or does not parse.
+
+    \b
+    Example:
+      pypddl check domain.pddl problem.pddl
+    """
+    from .checker import check as run_check
+    from .errors import PDDLError
+    from .loading import load_domain, load_problem
+
+    try:
+        d = load_domain(domain)
+        p = load_problem(problem) if problem else None
+    except PDDLError as err:
+        if as_json:
+            _echo_json({"ok": False, "errors": [err.to_dict()], "warnings": []})
+        else:
+            report_error(err)
+        sys.exit(BAD_INPUT)
+    report = run_check(d, p)
+    if as_json:
+        _echo_json({
+            "ok": report.ok,
+            "errors": [e.to_dict() for e in report.errors],
+            "warnings": [w.to_dict() for w in report.warnings] if warnings else [],
+            "features": sorted(report.features),
+        })
+    else:
+        for err in report.errors:
+            click.echo(err.render(), err=True)
+        if warnings:
+            for w in report.warnings:
+                click.echo(w.render(), err=True)
+        what = f"{domain}" + (f" and {problem}" if problem else "")
+        if report.ok:
+            click.echo(f"{what}: ok ({len(report.warnings)} warning(s))")
+        else:
+            click.echo(f"{what}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)", err=True)
+    sys.exit(OK if report.ok else INVALID)
+
+
+# ----------------------------------------------------------------------------- ground
+
+
+@main.command()
+@click.argument("domain", type=click.Path(dir_okay=False))
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.option("--max-actions", type=int, default=3_000_000, show_default=True, help="Refuse larger groundings.")
+def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
+    """Ground DOMAIN and PROBLEM and print task statistics.
+
+    \b
+    Example:
+      pypddl ground domain.pddl problem.pddl
+    """
+    from .errors import PDDLError
+    from .grounding import GroundingOptions
+    from .grounding import ground as run_ground
+    from .loading import load_task
+
+    start = time.perf_counter()
+    try:
+        lifted = load_task(domain, problem)
+        parsed = time.perf_counter()
+        task = run_ground(lifted, GroundingOptions(max_actions=max_actions))
+    except PDDLError as err:
+        report_error(err)
+        sys.exit(BAD_INPUT)
+    done = time.perf_counter()
+    s = task.stats
+    stats = {
+        "objects": s.objects,
+        "atoms": s.reachable_atoms,
+        "static_atoms": s.static_atoms,
+        "ground_actions": s.actions,
+        "initial_atoms": len(task.init),
+        "goal_atoms": len(task.goal_pos) + len(task.goal_neg),
+        "unreachable_goal_atoms": [lifted.render_key(k) for k in task.unreachable_goals],
+        "parse_check_seconds": round(parsed - start, 4),
+        "ground_seconds": round(done - parsed, 4),
+    }
+    if as_json:
+        _echo_json(stats)
+        return
+    for key, value in stats.items():
+        if key == "unreachable_goal_atoms":
+            value = ", ".join(value) or "none"
+        click.echo(f"{key.replace('_', ' '):<24} {value}")
+
+
+# ----------------------------------------------------------------------------- play
+
+
+@main.command()
+@click.argument("domain", type=click.Path(dir_okay=False), required=False)
+@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
+@click.option("--feedback", type=click.Choice(["plain", "progress", "heuristic", "full"]), default="full",
+              show_default=True, help="How much the session says after each step.")
+def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str) -> None:
+    """Step through a task interactively, as an agent would.
+
+    Type an action such as '(unstack c a)' or 'unstack c a'; 'help' lists the
+    other commands (state, actions, undo, reset, history, validate, quit).
+    Tab completes action names.
+
+    \b
+    Examples:
+      pypddl play domain.pddl problem.pddl
+      pypddl play --task blocksworld/p03
+    """
+    from .bundled import DEFAULT_TASK, bundled_task
+    from .errors import PDDLError
+    from .loading import open_session
+    from .play import run_repl
+
+    try:
+        if domain and problem:
+            paths = (Path(domain), Path(problem))
+        elif domain or problem:
+            raise click.UsageError("give both DOMAIN and PROBLEM, or --task")
+        else:
+            paths = bundled_task(bundled or DEFAULT_TASK)
+        session = open_session(*paths, feedback=feedback)
+    except PDDLError as err:
+        report_error(err)
+        sys.exit(BAD_INPUT)
+    run_repl(session, click.echo, input_fn=None)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,143 @@
+"""The interactive terminal session behind ``pypddl play``.
+
+An adapter: it reads lines, drives a :class:`~pypddlengine.session.Session`
+and writes through the ``echo`` function it is given, so tests can drive it
+with a list of lines and collect the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .session import Session, StepResult
+
+__all__ = ["run_repl", "HELP"]
+
+HELP = """\
+commands:
+  (action args) | action args   execute an action, e.g. (unstack c a)
+  state                         the current state (static facts included)
+  actions                       the applicable actions
+  goal                          which goal atoms hold
+  why (action args)             explain whether an action is applicable
+  undo [n]                      undo the last n steps (default 1)
+  reset                         back to the initial state
+  history                       the executed actions
+  validate                      validate the history as a plan
+  distance                      relaxed-plan distance to the goal (h_FF)
+  help                          this text
+  quit                          leave"""
+
+
+def _describe_step(result: StepResult) -> list[str]:
+    if not result.success:
+        f = result.failure
+        assert f is not None
+        lines = [f"x {result.action}: {f.message} [{f.code}]"]
+        lines += [f"  unsatisfied: {u}" for u in f.unsatisfied]
+        lines += [f"  did you mean: {', '.join(f.suggestions)}"] if f.suggestions else []
+        lines += [f"  hint: {h}" for h in f.hints]
+        return lines
+    lines = [f"ok {result.action}  (step {result.step})"]
+    if result.added:
+        lines.append(f"  + {' '.join(result.added)}")
+    if result.deleted:
+        lines.append(f"  - {' '.join(result.deleted)}")
+    fb = result.feedback
+    if fb is not None:
+        if fb.goals is not None:
+            lines.append(f"  goal atoms: {len(fb.goals.satisfied)}/{fb.goals.total}")
+        if fb.distance is not None:
+            change = f" ({fb.distance_change:+g})" if fb.distance_change is not None else ""
+            lines.append(f"  distance (h_FF): {fb.distance:g}{change}")
+        lines += [f"  note: {n}" for n in fb.notes]
+    if result.goal_reached:
+        lines.append("  goal reached! type 'validate' to check the whole plan")
+    return lines
+
+
+def handle(session: Session, line: str) -> tuple[list[str], bool]:
+    """Run one input line; return the output lines and whether to stop."""
+    text = line.strip()
+    word, _, rest = text.partition(" ")
+    word = word.lower()
+    if not text:
+        return [], False
+    if word in {"quit", "exit", "q"}:
+        return [], True
+    if word in {"help", "?"}:
+        return HELP.splitlines(), False
+    if word == "state":
+        return session.state_atoms(), False
+    if word == "actions":
+        names = session.applicable_names()
+        return [f"{len(names)} applicable:", *names], False
+    if word == "goal":
+        g = session.goal_status()
+        return [f"satisfied: {' '.join(g.satisfied) or '-'}", f"unsatisfied: {' '.join(g.unsatisfied) or '-'}"], False
+    if word == "why":
+        e = session.explain(rest)
+        if e.applicable:
+            return [f"{e.action} is applicable"], False
+        f = e.failure
+        assert f is not None
+        return [f"{e.action}: {f.message} [{f.code}]", *[f"  unsatisfied: {u}" for u in f.unsatisfied],
+                *[f"  hint: {h}" for h in f.hints]], False
+    if word == "undo":
+        n = int(rest) if rest.strip().isdigit() else 1
+        return [f"undid {session.undo(n)} step(s)"], False
+    if word == "reset":
+        session.reset()
+        return ["back to the initial state"], False
+    if word == "history":
+        plan = session.plan()
+        return [f"{i}. {a}" for i, a in enumerate(plan, 1)] or ["(no steps yet)"], False
+    if word == "validate":
+        return [session.validate().summary()], False
+    if word == "distance":
+        a = session.analysis()
+        if a.dead_end:
+            return ["dead end: the goal cannot be reached from here"], False
+        return [f"h_FF = {a.h_ff:g}, h_add = {a.h_add:g}"], False
+    return _describe_step(session.execute(text)), False
+
+
+def _completer(session: Session) -> Callable[[str, int], str | None]:
+    def complete(prefix: str, index: int) -> str | None:
+        words = ["state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "help", "quit"]
+        options = [w for w in words + session.applicable_names() if w.startswith(prefix)]
+        return options[index] if index < len(options) else None
+
+    return complete
+
+
+def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[str], str] | None,
+             lines: Iterable[str] | None = None) -> None:
+    """Loop until 'quit' or end of input. ``lines`` replaces the terminal."""
+    task = session.lifted
+    echo(f"{task.problem.display or task.problem.name} ({task.domain.display or task.domain.name}): "
+         f"{len(session.task.actions)} ground actions. Type 'help' for commands.")
+    goal = session.goal_status()
+    echo(f"goal: {' '.join(goal.unsatisfied + goal.satisfied)}")
+    if lines is None:
+        try:
+            import readline
+
+            readline.set_completer(_completer(session))
+            readline.set_completer_delims("")
+            readline.parse_and_bind("tab: complete")
+        except ImportError:  # pragma: no cover - no readline on this platform
+            pass
+        read = input_fn or input
+        source: Iterable[str] = iter(lambda: read("pypddl> "), None)  # type: ignore[arg-type]
+    else:
+        source = lines
+    try:
+        for line in source:
+            out, stop = handle(session, line)
+            for text in out:
+                echo(text)
+            if stop:
+                break
+    except (EOFError, KeyboardInterrupt):
+        echo("")
