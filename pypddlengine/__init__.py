@@ -16,30 +16,68 @@ Every failure on bad input is a :class:`PDDLError` subclass with a stable
 ``code`` and, where there is a file, ``file:line:col`` and a caret snippet.
 """
 
-from .checker import CheckReport, PDDLWarning, check
-from .errors import (
-    ActionReferenceError,
-    ErrorCode,
-    GroundingLimitError,
-    InputTooLargeError,
-    PDDLError,
-    PDDLSemanticError,
-    PDDLSyntaxError,
-    SourceFile,
-    Span,
-    UnsupportedRequirementError,
-)
-from .feedback import RelaxedAnalysis, analyse
-from .grounding import GroundingOptions, ground, ground_brute_force
-from .lifted import LiftedTask, compile_task
-from .loading import load_domain, load_plan, load_problem, load_task, open_session, read_file, validate_files
-from .model import Domain, Plan, Problem
-from .session import Explanation, Failure, Feedback, FeedbackLevel, GoalStatus, Session, StepResult
-from .syntax import parse_action_ref, parse_domain, parse_plan, parse_problem
-from .task import GroundAction, State, Task
-from .validate import StepFailure, ValidationReport, validate_plan
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# Public names resolve lazily (PEP 562), so a command that only validates
+# plans does not import the grounder, the session or the feedback module.
+_EXPORTS = {
+    "checker": ["CheckReport", "PDDLWarning", "check"],
+    "errors": ["ActionReferenceError", "ErrorCode", "GroundingLimitError", "InputTooLargeError", "PDDLError",
+               "PDDLSemanticError", "PDDLSyntaxError", "SourceFile", "Span", "UnsupportedRequirementError"],
+    "feedback": ["RelaxedAnalysis", "analyse"],
+    "grounding": ["GroundingOptions", "ground", "ground_brute_force"],
+    "lifted": ["LiftedTask", "compile_task"],
+    "loading": ["load_domain", "load_plan", "load_problem", "load_task", "open_session", "read_file",
+                "validate_files"],
+    "model": ["Domain", "Plan", "Problem"],
+    "session": ["Explanation", "Failure", "Feedback", "FeedbackLevel", "GoalStatus", "Session", "StepResult"],
+    "syntax": ["parse_action_ref", "parse_domain", "parse_plan", "parse_problem"],
+    "task": ["GroundAction", "State", "Task"],
+    "validate": ["StepFailure", "ValidationReport", "validate_plan"],
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pypddlengine' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .checker import CheckReport, PDDLWarning, check
+    from .errors import (
+        ActionReferenceError,
+        ErrorCode,
+        GroundingLimitError,
+        InputTooLargeError,
+        PDDLError,
+        PDDLSemanticError,
+        PDDLSyntaxError,
+        SourceFile,
+        Span,
+        UnsupportedRequirementError,
+    )
+    from .feedback import RelaxedAnalysis, analyse
+    from .grounding import GroundingOptions, ground, ground_brute_force
+    from .lifted import LiftedTask, compile_task
+    from .loading import load_domain, load_plan, load_problem, load_task, open_session, read_file, validate_files
+    from .model import Domain, Plan, Problem
+    from .session import Explanation, Failure, Feedback, FeedbackLevel, GoalStatus, Session, StepResult
+    from .syntax import parse_action_ref, parse_domain, parse_plan, parse_problem
+    from .task import GroundAction, State, Task
+    from .validate import StepFailure, ValidationReport, validate_plan
 
 __all__ = [
     "ActionReferenceError",

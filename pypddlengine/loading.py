@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from .errors import ErrorCode, InputTooLargeError, PDDLError
-from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .lifted import LiftedTask, compile_task
 from .model import Domain, Plan, Problem
-from .session import FeedbackLevel, Session
 from .syntax import MAX_INPUT_BYTES, parse_domain, parse_plan, parse_problem
 from .validate import ValidationReport, validate_plan
+
+if TYPE_CHECKING:  # the session and grounder load only when a session is opened
+    from .grounding import GroundingOptions
+    from .session import FeedbackLevel, Session
 
 __all__ = ["read_file", "load_domain", "load_problem", "load_plan", "load_task", "open_session", "validate_files"]
 
@@ -61,11 +65,14 @@ def open_session(
     domain: PathLike,
     problem: PathLike,
     *,
-    feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
-    options: GroundingOptions = DEFAULT_OPTIONS,
+    feedback: FeedbackLevel | str | int = "plain",
+    options: GroundingOptions | None = None,
 ) -> Session:
     """A :class:`Session` on a domain and problem file."""
-    return Session(ground(load_task(domain, problem), options), feedback=feedback)
+    from .grounding import DEFAULT_OPTIONS, ground
+    from .session import Session
+
+    return Session(ground(load_task(domain, problem), options or DEFAULT_OPTIONS), feedback=feedback)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 import re
 import threading
 from pathlib import Path
@@ -45,16 +46,44 @@ _GRAMMAR = Path(__file__).with_name("pddl.lark")
 _lock = threading.Lock()
 
 
+def _cache_file(grammar: str) -> str | bool:
+    """Where to keep the analysed grammar between processes, or ``False``.
+
+    Building the LALR tables takes ~0.1 s; loading them takes ~10 ms, which
+    matters for short commands such as ``pypddl validate``. The cache is a
+    pickle, so it lives in a per-user folder (mode 0700), never in a shared
+    temporary folder; its name carries a digest of the grammar and the lark
+    version. ``PYPDDL_NO_PARSER_CACHE=1`` disables it."""
+    if os.environ.get("PYPDDL_NO_PARSER_CACHE"):
+        return False
+    import hashlib
+
+    import lark
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "pypddlengine")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if os.stat(folder).st_uid != os.getuid() or not os.access(folder, os.W_OK):
+            return False
+    except (OSError, AttributeError):
+        return False
+    digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:20]
+    return os.path.join(folder, f"pddl-grammar-{digest}.lark-cache")
+
+
 @functools.cache
 def _parser() -> Lark:
     with _lock:
+        grammar = _GRAMMAR.read_text(encoding="utf-8")
         return Lark(
-            _GRAMMAR.read_text(encoding="utf-8"),
+            grammar,
             parser="lalr",
             lexer="contextual",
             start=["pddl_file", "plan", "action_ref"],
             transformer=PDDLTransformer(),
             maybe_placeholders=False,
+            cache=_cache_file(grammar),
         )
 
 

@@ -1,0 +1,56 @@
+"""The README's Python examples run, and print what the README says they print."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+
+
+def _expectations(block: str) -> list[str]:
+    """The output each print() is documented to give: a trailing comment on the
+    print line, or the comment line right after it. '...' ends a prefix."""
+    lines = block.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if not line.startswith("print("):
+            continue
+        code, _, comment = line.partition("  # ")
+        if comment:
+            out.append(comment.strip())
+        elif i + 1 < len(lines) and lines[i + 1].startswith("# "):
+            out.append(lines[i + 1][2:].strip())
+        else:
+            out.append("")
+    return out
+
+
+def _matches(expected: str, actual: str) -> bool:
+    if not expected:
+        return True
+    if expected.endswith("...]") or expected.endswith("..."):
+        return actual.startswith(expected.rstrip(".]").rstrip(", "))
+    return actual == expected
+
+
+def test_readme_has_python_examples() -> None:
+    assert _blocks()
+
+
+def test_readme_python_examples_print_what_they_claim() -> None:
+    for block in _blocks():
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            exec(compile(block, str(README), "exec"), {})
+        printed = buffer.getvalue().splitlines()
+        expected = _expectations(block)
+        assert len(printed) == len(expected)
+        for exp, act in zip(expected, printed):
+            assert _matches(exp, act), f"README says {exp!r}, code printed {act!r}"
