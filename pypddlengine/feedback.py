@@ -44,31 +44,9 @@ class RelaxedAnalysis:
         return bool(self.unreachable_goals)
 
 
-def _pre_index(task: Task) -> dict[int, list[GroundAction]]:
-    cached = getattr(task, "_pre_index_cache", None)
-    if cached is None:
-        cached = {}
-        for action in task.actions:
-            for a in set(action.pre):
-                cached.setdefault(a, []).append(action)
-        task._pre_index_cache = cached  # type: ignore[attr-defined]
-    return cached  # type: ignore[no-any-return]
-
-
-def _add_index(task: Task) -> dict[int, list[GroundAction]]:
-    cached = getattr(task, "_add_index_cache", None)
-    if cached is None:
-        cached = {}
-        for action in task.actions:
-            for a in action.add:
-                cached.setdefault(a, []).append(action)
-        task._add_index_cache = cached  # type: ignore[attr-defined]
-    return cached  # type: ignore[no-any-return]
-
-
 def achievers(task: Task, atom: int) -> list[GroundAction]:
     """The ground actions that add ``atom``."""
-    return list(_add_index(task).get(atom, ()))
+    return list(task.achievers(atom))
 
 
 def analyse(task: Task, state: State) -> RelaxedAnalysis:
@@ -80,7 +58,7 @@ def analyse(task: Task, state: State) -> RelaxedAnalysis:
     if any(g < 0 for g in goals):  # a goal atom the grounding never reached
         missing = tuple(g for g in goals if g < 0)
         return RelaxedAnalysis(None, None, (), missing)
-    pre_index = _pre_index(task)
+    pre_index = task.precondition_index()
     cost: dict[int, float] = {}
     supporter: dict[int, GroundAction | None] = {}
     heap: list[tuple[float, int]] = []
@@ -102,7 +80,7 @@ def analyse(task: Task, state: State) -> RelaxedAnalysis:
                 supporter[e] = action
                 heapq.heappush(heap, (c, e))
 
-    for action in task._always:  # actions without fluent preconditions
+    for action in task.unconditioned:  # no fluent preconditions: free in the relaxation
         fire(action, 0.0)
     settled: set[int] = set()
     while heap and pending_goals:

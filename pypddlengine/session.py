@@ -31,9 +31,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import ActionReferenceError, ErrorCode, PDDLError
-from .feedback import RelaxedAnalysis, achievers, analyse
+from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
-from .lifted import compile_task
+from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, Plan
 from .syntax import parse_action_ref, parse_domain, parse_problem
 from .task import GroundAction, State, Task
@@ -235,35 +235,27 @@ class Session:
     def resolve(self, action: str | ActionRef | GroundAction) -> GroundAction | None:
         """The ground action ``action`` names, ``None`` when it cannot apply in
         any reachable state. Raises :class:`PDDLError` for a bad reference."""
+        return self._lookup(action)[1]
+
+    def _lookup(self, action: str | ActionRef | GroundAction) -> tuple[str, GroundAction | None, Instance]:
+        """Canonical text, ground action (``None`` when grounding proved it
+        never applicable) and instance of an action reference."""
         if isinstance(action, GroundAction):
-            return action
+            return self.task.render_action(action), action, action.schema.instantiate(action.args)
         ref = parse_action_ref(action) if isinstance(action, str) else action
         schema, args = self.lifted.resolve(ref)
-        return self.task.lookup(schema, args)
+        return self.lifted.render_action(schema, args), self.task.lookup(schema, args), schema.instantiate(args)
 
     def execute(self, action: str | ActionRef | GroundAction) -> StepResult:
         """Execute one action. On success the state and history advance; on
         failure nothing changes and :attr:`StepResult.failure` says why."""
-        text = action if isinstance(action, str) else str(action)
         try:
-            ref = None if isinstance(action, GroundAction) else (
-                parse_action_ref(action) if isinstance(action, str) else action
-            )
-            if ref is None:
-                ground_action: GroundAction | None = action  # type: ignore[assignment]
-            else:
-                schema, args = self.lifted.resolve(ref)
-                text = self.lifted.render_action(schema, args)
-                ground_action = self.task.lookup(schema, args)
-                if ground_action is None:
-                    return self._failed(text, self._why_not_lifted(schema, args))
+            text, ground_action, inst = self._lookup(action)
         except PDDLError as err:
-            return self._failed(text, _failure_from_error(err))
-        assert ground_action is not None
-        text = self.task.render_action(ground_action)
+            return self._failed(action if isinstance(action, str) else str(action), _failure_from_error(err))
         state = self._state
-        if not ground_action.applicable(state):
-            return self._failed(text, self._why_not(ground_action))
+        if ground_action is None or not ground_action.applicable(state):
+            return self._failed(text, self._why_not(inst))
         new_state = ground_action.apply(state)
         added = tuple(a for a in ground_action.add if a not in state)
         deleted = tuple(d for d in ground_action.delete if d in state and d not in new_state)
@@ -271,17 +263,15 @@ class Session:
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
         render = self.task.render_atom
-        goal = self.task.is_goal(new_state)
-        feedback = self._feedback(new_state, step)
         return StepResult(
             success=True,
             action=text,
             state=new_state,
-            goal_reached=goal,
+            goal_reached=self.task.is_goal(new_state),
             step=step,
             added=tuple(sorted(render(a) for a in added)),
             deleted=tuple(sorted(render(d) for d in deleted)),
-            feedback=feedback,
+            feedback=self._feedback(new_state, step),
         )
 
     def _failed(self, text: str, failure: Failure) -> StepResult:
@@ -301,39 +291,20 @@ class Session:
 
     def explain(self, action: str | ActionRef | GroundAction) -> Explanation:
         """Whether ``action`` is applicable now and, if not, why; nothing changes."""
-        text = action if isinstance(action, str) else str(action)
         try:
-            if isinstance(action, GroundAction):
-                ground_action: GroundAction | None = action
-            else:
-                ref = parse_action_ref(action) if isinstance(action, str) else action
-                schema, args = self.lifted.resolve(ref)
-                text = self.lifted.render_action(schema, args)
-                ground_action = self.task.lookup(schema, args)
-                if ground_action is None:
-                    return Explanation(text, False, self._why_not_lifted(schema, args))
+            text, ground_action, inst = self._lookup(action)
         except PDDLError as err:
-            return Explanation(text, False, _failure_from_error(err))
-        text = self.task.render_action(ground_action)
-        if ground_action.applicable(self._state):
+            return Explanation(action if isinstance(action, str) else str(action), False, _failure_from_error(err))
+        if ground_action is not None and ground_action.applicable(self._state):
             return Explanation(text, True)
-        return Explanation(text, False, self._why_not(ground_action))
+        return Explanation(text, False, self._why_not(inst))
 
     # ------------------------------------------------------------------ why not
 
-    def _why_not(self, action: GroundAction) -> Failure:
-        inst = action.schema.instantiate(action.args)
-        return self._why_not_instance(inst)
-
-    def _why_not_lifted(self, schema, args) -> Failure:  # type: ignore[no-untyped-def]
-        return self._why_not_instance(schema.instantiate(args))
-
-    def _why_not_instance(self, inst) -> Failure:  # type: ignore[no-untyped-def]
+    def _why_not(self, inst: Instance) -> Failure:
         keys = self.task.keys(self._state)
         unsatisfied = tuple(self.lifted.unsatisfied(inst, keys))
-        hints: list[str] = []
-        if self.feedback_level >= FeedbackLevel.FULL:
-            hints = self._hints(inst, keys)
+        hints = self._hints(inst, keys) if self.feedback_level >= FeedbackLevel.FULL else []
         return Failure(
             INAPPLICABLE_ACTION,
             "the action's preconditions do not hold in the current state",
@@ -341,7 +312,7 @@ class Session:
             hints=tuple(hints),
         )
 
-    def _hints(self, inst, keys) -> list[str]:  # type: ignore[no-untyped-def]
+    def _hints(self, inst: Instance, keys: set[AtomKey]) -> list[str]:
         task, lifted = self.task, self.lifted
         hints: list[str] = []
         applicable = set(a.id for a in task.applicable(self._state))
@@ -356,7 +327,7 @@ class Session:
             last = next((h for h in reversed(self._history) if atom in h.deleted), None)
             if last is not None:
                 hints.append(f"{text} was made false by step {last.step} {last.text}")
-            now = [task.render_action(a) for a in achievers(task, atom) if a.id in applicable]
+            now = [task.render_action(a) for a in task.achievers(atom) if a.id in applicable]
             if now:
                 shown = ", ".join(sorted(now)[:5])
                 hints.append(f"{text} would be made true now by: {shown}")

@@ -129,7 +129,10 @@ class Task:
         self._by_args = by_args
         self._watch = watch
         self._watched: frozenset[int] = frozenset(watch)
-        self._always = tuple(always)
+        self.unconditioned: tuple[GroundAction, ...] = tuple(always)
+        """Actions without positive fluent preconditions (checked on every query)."""
+        self._pre_index: dict[int, list[GroundAction]] | None = None
+        self._add_index: dict[int, tuple[GroundAction, ...]] | None = None
         self.init: State = frozenset(atom_ids[k] for k in lifted.init)
         fluent = lifted.fluent_predicates
         self.static_atoms: frozenset[int] = frozenset(i for i in self.init if atoms[i][0] not in fluent)
@@ -152,7 +155,7 @@ class Task:
     def applicable(self, state: State) -> list[GroundAction]:
         """The actions applicable in ``state``, in no particular order (see
         :meth:`sort_actions`)."""
-        out = [a for a in self._always if a.applicable(state)]
+        out = [a for a in self.unconditioned if a.applicable(state)]
         watch = self._watch
         for atom in self._watched.intersection(state):
             for action in watch[atom]:
@@ -196,6 +199,27 @@ class Task:
 
     def render_action(self, action: GroundAction) -> str:
         return self.lifted.render_action(action.schema, action.args)
+
+    def precondition_index(self) -> dict[int, list[GroundAction]]:
+        """Atom id -> the actions with that atom as a fluent precondition
+        (built on first use; heuristics need it, plain simulation does not)."""
+        if self._pre_index is None:
+            index: dict[int, list[GroundAction]] = {}
+            for action in self.actions:
+                for a in set(action.pre):
+                    index.setdefault(a, []).append(action)
+            self._pre_index = index
+        return self._pre_index
+
+    def achievers(self, atom: int) -> tuple[GroundAction, ...]:
+        """The actions that add ``atom`` (index built on first use)."""
+        if self._add_index is None:
+            index: dict[int, list[GroundAction]] = {}
+            for action in self.actions:
+                for a in action.add:
+                    index.setdefault(a, []).append(action)
+            self._add_index = {k: tuple(v) for k, v in index.items()}
+        return self._add_index.get(atom, ())
 
     def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
         """The ground action for a resolved reference, or ``None`` when the
