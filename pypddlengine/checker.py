@@ -412,19 +412,21 @@ class _Checker:
 
     def _term(self, term: Term, expected: tuple[str, ...], scope: dict[str, tuple[str, ...]],
               atom_span: Span | None, index: int, owner: str, *, lifted: bool) -> None:
-        span = term.span or term_span(atom_span, index, self.source)
+        def span() -> Span | None:  # only needed when there is something to report
+            return term.span or term_span(atom_span, index, self.source)
+
         if isinstance(term, Variable):
             types = scope.get(term.name)
             if types is None:
                 self.error(PDDLSemanticError, ErrorCode.UNDEFINED_VARIABLE,
-                           f"the variable '{term.name}' is not a parameter here", span,
+                           f"the variable '{term.name}' is not a parameter here", span(),
                            hint=_suggest(term.name, set(scope)))
                 return
             known = all(t in self.types for t in types) and all(t in self.types for t in expected)
             if known and expected != (OBJECT_TYPE,) and not self.types.overlaps(types, expected):
                 self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                            f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
-                           f"but '{term.name}' is of type {_types(types)}", span)
+                           f"but '{term.name}' is of type {_types(types)}", span())
             return
         types = self.constants.get(term.name)
         if types is None and not lifted:
@@ -432,18 +434,18 @@ class _Checker:
         if types is None:
             if lifted:
                 self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT,
-                           f"the constant '{term.name}' is not declared in the domain's :constants", span,
+                           f"the constant '{term.name}' is not declared in the domain's :constants", span(),
                            hint=_suggest(term.name, set(self.constants)))
             else:
                 known = set(self.objects) | set(self.constants)
-                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'", span,
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'", span(),
                            hint=_suggest(term.name, known) or "declare it in :objects")
             return
         known = all(t in self.types for t in types) and all(t in self.types for t in expected)
         if known and expected != (OBJECT_TYPE,) and not self.types.fits(types, expected):
             self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                        f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
-                       f"but '{term.name}' is of type {_types(types)}", span)
+                       f"but '{term.name}' is of type {_types(types)}", span())
 
     # ------------------------------------------------------------------ problem
 

@@ -11,6 +11,7 @@ This module is the bottom layer: it imports nothing from the package.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -96,7 +97,7 @@ class SourceFile:
     text: str = field(repr=False)
 
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
+        lines = _lines(self.text)
         if 1 <= line <= len(lines):
             return lines[line - 1]
         return ""
@@ -116,6 +117,11 @@ class SourceFile:
         if len(text) > 160:
             start = min(start, 60)
         return f"    {shown}\n    {' ' * start}{'^' * width}"
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> list[str]:
+    return text.splitlines()
 
 
 class PDDLError(Exception):

@@ -104,6 +104,11 @@ class Schema:
         """The ground instance for ``args`` (object ids, already type-checked)."""
         return Instance(self, args, *self._parts(args))
 
+    def parts(self, args: tuple[int, ...]) -> tuple[tuple[Any, ...], ...]:
+        """``(pre, neg, eq, neq, add, delete)`` of :meth:`instantiate`, without
+        building an :class:`Instance` (the validator's inner loop)."""
+        return self._parts(args)
+
 
 def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]]:
     """Generate ``f(args) -> (pre, neg, eq, neq, add, delete)`` for one schema.

@@ -105,6 +105,10 @@ def _num(value: int | float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+def _text(step: ActionRef | str) -> str:
+    return step.strip() if isinstance(step, str) else (step.text or str(step))
+
+
 def validate_plan(
     task: LiftedTask,
     plan: Plan | Iterable[ActionRef | str],
@@ -121,34 +125,33 @@ def validate_plan(
     applied = 0
     resolve = task.resolve
     for number, step in enumerate(steps, start=1):
-        text = step if isinstance(step, str) else (step.text or str(step))
         try:
             ref = parse_action_ref(step) if isinstance(step, str) else step
             schema, args = resolve(ref)
-            inst = schema.instantiate(args)
+            pre, neg, eq, neq, add, delete = schema.parts(args)
             if (
-                all(k in state for k in inst.pre)
-                and not any(k in state for k in inst.neg)
-                and all(a == b for a, b in inst.eq)
-                and not any(a == b for a, b in inst.neq)
+                all(k in state for k in pre)
+                and not any(k in state for k in neg)
+                and all(a == b for a, b in eq)
+                and not any(a == b for a, b in neq)
             ):
-                cost += 1 if unit else task.action_cost(inst)
-                state.difference_update(inst.delete)
-                state.update(inst.add)
+                cost += 1 if unit else task.action_cost(schema.instantiate(args))
+                state.difference_update(delete)
+                state.update(add)
                 applied += 1
                 continue
             failure = StepFailure(
                 number,
-                text.strip(),
+                _text(step),
                 INAPPLICABLE_ACTION,
                 "its preconditions do not hold",
-                tuple(task.unsatisfied(inst, state)),
+                tuple(task.unsatisfied(schema.instantiate(args), state)),
                 ref.span,
             )
         except ActionReferenceError as err:
-            failure = StepFailure(number, text.strip(), err.code, err.message, (), err.span)
+            failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         except PDDLError as err:  # malformed action text, missing cost value
-            failure = StepFailure(number, text.strip(), err.code, err.message, (), err.span)
+            failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         break
     unsatisfied = tuple(task.unsatisfied_goals(state))
     goal = failure is None and not unsatisfied
