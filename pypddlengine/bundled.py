@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import ErrorCode, PDDLError
 
-__all__ = ["DEFAULT_TASK", "bundled_root", "bundled_domains", "bundled_tasks", "bundled_task"]
+__all__ = ["DEFAULT_TASK", "bundled_domains", "bundled_root", "bundled_task", "bundled_tasks"]
 
 DEFAULT_TASK = "blocksworld/p01"
 _PACKAGE = Path(__file__).resolve().parent

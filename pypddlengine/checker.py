@@ -38,10 +38,8 @@ from .model import (
     Add,
     And,
     Atom,
-    BinaryExpr,
     Compare,
     Condition,
-    Constant,
     Delete,
     Domain,
     Effect,
@@ -67,7 +65,7 @@ from .model import (
     When,
 )
 
-__all__ = ["CheckReport", "PDDLWarning", "check", "ensure_valid", "term_span", "TOTAL_COST"]
+__all__ = ["TOTAL_COST", "CheckReport", "PDDLWarning", "check", "ensure_valid", "term_span"]
 
 TOTAL_COST = "total-cost"
 
@@ -384,7 +382,7 @@ class _Checker:
                        f"the function '{term.name}' takes {len(expected)} argument(s), not {len(term.terms)}",
                        term.span)
             return
-        for i, (t, exp) in enumerate(zip(term.terms, expected)):
+        for i, (t, exp) in enumerate(zip(term.terms, expected, strict=True)):
             self._term(t, exp, scope, term.span, i, f"function '{term.name}'", lifted=lifted)
 
     # ------------------------------------------------------------------ atoms and terms
@@ -403,7 +401,7 @@ class _Checker:
                        f"the predicate '{atom.predicate}' takes {len(expected)} argument(s), "
                        f"but {atom} has {len(atom.terms)}", atom.span)
             return
-        for i, (term, exp) in enumerate(zip(atom.terms, expected)):
+        for i, (term, exp) in enumerate(zip(atom.terms, expected, strict=True)):
             self._term(term, exp, scope, atom.span, i, f"predicate '{atom.predicate}'", lifted=lifted)
 
     def _equals(self, eq: Equals, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:

@@ -33,7 +33,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("pypddlengine.baselines.cli:solve", "Solve a task with Fast Downward; print the validated plan."),
     "generate": ("pypddlengine.baselines.cli:generate", "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
     "batch": ("pypddlengine.baselines.cli:batch", "Run planners over many tasks in parallel; append JSONL records."),
-    "reference": ("pypddlengine.baselines.cli:reference", "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks."),
+    "reference": (
+        "pypddlengine.baselines.cli:reference",
+        "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks.",
+    ),
     "experiment": ("pypddlengine.harness.cli:experiment", "Run and report LLM planning experiments (direct, agentic)."),
 }
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 __all__ = [
-    "Span",
-    "SourceFile",
-    "PDDLError",
-    "PDDLSyntaxError",
-    "PDDLSemanticError",
-    "UnsupportedRequirementError",
-    "GroundingLimitError",
-    "InputTooLargeError",
     "ActionReferenceError",
     "ErrorCode",
+    "GroundingLimitError",
+    "InputTooLargeError",
+    "PDDLError",
+    "PDDLSemanticError",
+    "PDDLSyntaxError",
+    "SourceFile",
+    "Span",
+    "UnsupportedRequirementError",
 ]
 
 

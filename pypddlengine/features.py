@@ -10,10 +10,10 @@ it is declared, and an unsupported one is rejected by name and position.
 from __future__ import annotations
 
 __all__ = [
-    "KNOWN_REQUIREMENTS",
-    "SUPPORTED_REQUIREMENTS",
-    "SUPPORTED_FEATURES",
     "FEATURE_INFO",
+    "KNOWN_REQUIREMENTS",
+    "SUPPORTED_FEATURES",
+    "SUPPORTED_REQUIREMENTS",
     "describe_feature",
 ]
 
@@ -68,12 +68,18 @@ FEATURE_INFO: dict[str, tuple[str, str]] = {
     "negative-preconditions": (":negative-preconditions", "negative preconditions or goals ('not')"),
     "equality": (":equality", "equality ('=')"),
     "action-costs": (":action-costs", "action costs ('increase (total-cost)')"),
-    "disjunctive-preconditions": (":disjunctive-preconditions", "disjunction ('or', 'imply', or 'not' over a compound condition)"),
+    "disjunctive-preconditions": (
+        ":disjunctive-preconditions",
+        "disjunction ('or', 'imply', or 'not' over a compound condition)",
+    ),
     "existential-preconditions": (":existential-preconditions", "existential quantification ('exists')"),
     "universal-preconditions": (":universal-preconditions", "universal quantification in a condition ('forall')"),
     "conditional-effects": (":conditional-effects", "conditional effects ('when')"),
     "universal-effects": (":conditional-effects", "universally quantified effects ('forall' in an effect)"),
-    "numeric-fluents": (":numeric-fluents", "numeric fluents (numeric conditions, effects or metrics beyond total-cost)"),
+    "numeric-fluents": (
+        ":numeric-fluents",
+        "numeric fluents (numeric conditions, effects or metrics beyond total-cost)",
+    ),
     "object-fluents": (":object-fluents", "object-valued functions"),
     "derived-predicates": (":derived-predicates", "derived predicates (':derived')"),
     "durative-actions": (":durative-actions", "durative actions (':durative-action')"),

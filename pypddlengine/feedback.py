@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .task import GroundAction, State, Task
 
-__all__ = ["RelaxedAnalysis", "analyse", "achievers"]
+__all__ = ["RelaxedAnalysis", "achievers", "analyse"]
 
 
 @dataclass(frozen=True, slots=True)

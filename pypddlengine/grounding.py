@@ -46,7 +46,7 @@ from .errors import ErrorCode, GroundingLimitError
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .task import GroundAction, GroundingStats, Task
 
-__all__ = ["ground", "ground_brute_force", "GroundingOptions", "DEFAULT_OPTIONS"]
+__all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "ground", "ground_brute_force"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,13 +296,13 @@ class _Grounder:
         watch = ranks.index(min(ranks)) if ranks else -1
         ns = self._namespace(schema)
         source = _maker_source(schema, self.static, watch, not self.lifted.uses_action_costs)
-        exec(source, ns)  # noqa: S102 - generated from integer templates only
+        exec(source, ns)
         return ns["make"]  # type: ignore[return-value]
 
     def _trigger(self, schema: Schema, index: int) -> Callable[[AtomKey], None]:
         ns = self._namespace(schema)
         ns["make"] = self.makers[schema.id]
-        exec(_trigger_source(schema, index, self.static), ns)  # noqa: S102
+        exec(_trigger_source(schema, index, self.static), ns)
         return ns["trig"]  # type: ignore[return-value]
 
     def too_many(self) -> None:

@@ -17,7 +17,7 @@ class TypeTable:
     Cycles must be reported by the checker before a table is used for
     subtype questions; :meth:`build` tolerates them (it stops at a repeat)."""
 
-    __slots__ = ("parents", "ancestors")
+    __slots__ = ("ancestors", "parents")
 
     def __init__(self, parents: dict[str, tuple[str, ...]]) -> None:
         self.parents = parents
@@ -90,7 +90,7 @@ class TypeTable:
             path.append(name)
             for parent in self.parents.get(name, ()):
                 if state.get(parent) == 1:
-                    return path[path.index(parent) :] + [parent]
+                    return [*path[path.index(parent) :], parent]
                 if parent not in state:
                     found = visit(parent)
                     if found:

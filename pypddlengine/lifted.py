@@ -47,7 +47,7 @@ from .model import (
     Term,
 )
 
-__all__ = ["LiftedTask", "Schema", "Instance", "AtomKey", "compile_task"]
+__all__ = ["AtomKey", "Instance", "LiftedTask", "Schema", "compile_task"]
 
 AtomKey = tuple[int, ...]
 Template = tuple[int, tuple[int, ...]]
@@ -133,7 +133,7 @@ def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any
          keys(schema.add), keys(schema.delete)]
     )
     namespace: dict[str, Any] = {}
-    exec(f"def parts(a):\n    return ({body})\n", namespace)  # noqa: S102 - generated from integers only
+    exec(f"def parts(a):\n    return ({body})\n", namespace)
     return namespace["parts"]  # type: ignore[no-any-return]
 
 
@@ -403,7 +403,7 @@ class LiftedTask:
         return f"({' '.join([schema.display, *names])})"
 
     def signature(self, schema: Schema) -> str:
-        parts = [f"{p} - {_types(t)}" for p, t in zip(schema.params, schema.param_types)]
+        parts = [f"{p} - {_types(t)}" for p, t in zip(schema.params, schema.param_types, strict=True)]
         return f"({' '.join(parts)})"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .errors import ErrorCode, InputTooLargeError, PDDLError
@@ -17,7 +16,7 @@ if TYPE_CHECKING:  # the session and grounder load only when a session is opened
     from .grounding import GroundingOptions
     from .session import FeedbackLevel, Session
 
-__all__ = ["read_file", "load_domain", "load_problem", "load_plan", "load_task", "open_session", "validate_files"]
+__all__ = ["load_domain", "load_plan", "load_problem", "load_task", "open_session", "read_file", "validate_files"]
 
 PathLike = str | os.PathLike[str]
 

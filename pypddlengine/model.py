@@ -19,54 +19,53 @@ are still represented so that the checker can reject them by name and line.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from .errors import SourceFile, Span
 
 __all__ = [
-    "Variable",
-    "Constant",
-    "Term",
-    "Atom",
-    "Not",
+    "OBJECT_TYPE",
+    "ActionDecl",
+    "ActionRef",
+    "Add",
     "And",
-    "Or",
-    "Imply",
+    "Atom",
+    "BinaryExpr",
+    "Compare",
+    "Condition",
+    "Constant",
+    "Delete",
+    "Domain",
+    "Effect",
+    "EffectAnd",
+    "Equals",
     "Exists",
     "Forall",
-    "Equals",
-    "Compare",
-    "Preference",
-    "Condition",
-    "Number",
-    "FunctionTerm",
-    "BinaryExpr",
-    "NumExpr",
-    "Add",
-    "Delete",
-    "EffectAnd",
-    "When",
     "ForallEffect",
-    "NumericEffect",
-    "Effect",
-    "Parameter",
-    "TypeDecl",
-    "ObjectDecl",
-    "PredicateDecl",
     "FunctionDecl",
-    "ActionDecl",
-    "Requirement",
-    "UnsupportedConstruct",
-    "NumericFact",
-    "TimedLiteral",
+    "FunctionTerm",
+    "Imply",
     "InitFact",
     "Metric",
-    "Domain",
-    "Problem",
-    "PlanStep",
+    "Not",
+    "NumExpr",
+    "Number",
+    "NumericEffect",
+    "NumericFact",
+    "ObjectDecl",
+    "Or",
+    "Parameter",
     "Plan",
-    "ActionRef",
-    "OBJECT_TYPE",
+    "PlanStep",
+    "PredicateDecl",
+    "Preference",
+    "Problem",
+    "Requirement",
+    "Term",
+    "TimedLiteral",
+    "TypeDecl",
+    "UnsupportedConstruct",
+    "Variable",
+    "When",
 ]
 
 OBJECT_TYPE = "object"
@@ -102,7 +101,7 @@ class Constant:
         return self.name
 
 
-Term = Union[Variable, Constant]
+Term = Variable | Constant
 
 # --------------------------------------------------------------------------- conditions
 
@@ -188,7 +187,7 @@ class Preference:
     span: Span | None = _span()
 
 
-Condition = Union[Atom, Not, And, Or, Imply, Exists, Forall, Equals, Compare, Preference]
+Condition = Atom | Not | And | Or | Imply | Exists | Forall | Equals | Compare | Preference
 
 # --------------------------------------------------------------------------- numeric expressions
 
@@ -223,7 +222,7 @@ class BinaryExpr:
     span: Span | None = _span()
 
 
-NumExpr = Union[Number, FunctionTerm, BinaryExpr]
+NumExpr = Number | FunctionTerm | BinaryExpr
 
 # --------------------------------------------------------------------------- effects
 
@@ -270,7 +269,7 @@ class NumericEffect:
     span: Span | None = _span()
 
 
-Effect = Union[Add, Delete, EffectAnd, When, ForallEffect, NumericEffect]
+Effect = Add | Delete | EffectAnd | When | ForallEffect | NumericEffect
 
 # --------------------------------------------------------------------------- declarations
 
@@ -367,7 +366,7 @@ class TimedLiteral:
     span: Span | None = _span()
 
 
-InitFact = Union[Atom, Not, NumericFact, TimedLiteral]
+InitFact = Atom | Not | NumericFact | TimedLiteral
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 from .session import Session, StepResult
 
-__all__ = ["run_repl", "HELP"]
+__all__ = ["HELP", "run_repl"]
 
 HELP = """\
 commands:

@@ -40,7 +40,7 @@ from .model import (
     When,
 )
 
-__all__ = ["format_domain", "format_problem", "format_condition", "format_effect"]
+__all__ = ["format_condition", "format_domain", "format_effect", "format_problem"]
 
 
 def _types(types: tuple[str, ...]) -> str:

@@ -40,14 +40,14 @@ from .task import GroundAction, State, Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
+    "Explanation",
+    "Failure",
+    "Feedback",
     "FeedbackLevel",
+    "GoalStatus",
+    "HistoryEntry",
     "Session",
     "StepResult",
-    "Failure",
-    "HistoryEntry",
-    "GoalStatus",
-    "Feedback",
-    "Explanation",
 ]
 
 

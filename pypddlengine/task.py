@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .lifted import AtomKey, LiftedTask, Schema
 
-__all__ = ["GroundAction", "GroundingStats", "Task", "State"]
+__all__ = ["GroundAction", "GroundingStats", "State", "Task"]
 
 State = frozenset[int]
 """A state: the set of ids of the atoms that hold (static atoms included)."""
@@ -35,7 +35,7 @@ class GroundAction:
     so they are always true in reachable states); ``add``/``delete`` the
     effect ids. Identity is the action's ``id`` within its task."""
 
-    __slots__ = ("id", "schema", "args", "pre", "neg", "add", "delete", "cost", "_rest")
+    __slots__ = ("_rest", "add", "args", "cost", "delete", "id", "neg", "pre", "schema")
 
     def __init__(
         self,
@@ -58,7 +58,7 @@ class GroundAction:
         self.cost = cost
         self._rest: tuple[int, ...] = pre
 
-    def applicable(self, state: State | set[int]) -> bool:
+    def applicable(self, state: State | set[int]) -> bool:  # loops unrolled: hot path
         for a in self.pre:
             if a not in state:
                 return False

@@ -21,7 +21,7 @@ from .lifted import AtomKey, LiftedTask
 from .model import ActionRef, Plan
 from .syntax import parse_action_ref
 
-__all__ = ["StepFailure", "ValidationReport", "validate_plan", "INAPPLICABLE_ACTION"]
+__all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
 
 INAPPLICABLE_ACTION = "INAPPLICABLE_ACTION"
 """Failure code of a step whose preconditions do not hold."""

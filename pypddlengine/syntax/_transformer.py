@@ -67,7 +67,7 @@ def token_span(tok: Token) -> Span:
 class _TypeSpec:
     """``- type`` or ``- (either t1 t2)`` inside a typed list."""
 
-    __slots__ = ("types", "span")
+    __slots__ = ("span", "types")
 
     def __init__(self, types: tuple[str, ...], span: Span) -> None:
         self.types = types
@@ -77,7 +77,7 @@ class _TypeSpec:
 class _Section:
     """A domain or problem section before it is merged into its parent."""
 
-    __slots__ = ("kind", "items", "span")
+    __slots__ = ("items", "kind", "span")
 
     def __init__(self, kind: str, items: Any, span: Span) -> None:
         self.kind = kind

@@ -25,15 +25,15 @@ from ..model import ActionRef, Domain, Plan, Problem
 from ._transformer import PDDLTransformer
 
 __all__ = [
-    "parse_domain",
-    "parse_problem",
-    "parse_pddl",
-    "parse_plan",
-    "parse_action_ref",
-    "read_text",
-    "MAX_INPUT_BYTES",
     "KNOWN_DOMAIN_SECTIONS",
     "KNOWN_PROBLEM_SECTIONS",
+    "MAX_INPUT_BYTES",
+    "parse_action_ref",
+    "parse_domain",
+    "parse_pddl",
+    "parse_plan",
+    "parse_problem",
+    "read_text",
 ]
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -328,7 +328,7 @@ def _join(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     if len(words) > 8:
-        words = words[:8] + ["..."]
+        words = [*words[:8], "..."]
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
