@@ -435,9 +435,9 @@ class _Checker:
                            f"the constant '{term.name}' is not declared in the domain's :constants", span(),
                            hint=_suggest(term.name, set(self.constants)))
             else:
-                known = set(self.objects) | set(self.constants)
+                names = set(self.objects) | set(self.constants)
                 self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'", span(),
-                           hint=_suggest(term.name, known) or "declare it in :objects")
+                           hint=_suggest(term.name, names) or "declare it in :objects")
             return
         known = all(t in self.types for t in types) and all(t in self.types for t in expected)
         if known and expected != (OBJECT_TYPE,) and not self.types.fits(types, expected):

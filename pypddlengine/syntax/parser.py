@@ -248,7 +248,8 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
     text = source.text
     if isinstance(err, UnexpectedCharacters):
         line, col = err.line, err.column
-        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        pos = err.pos_in_stream
+        ch = text[pos] if pos is not None and 0 <= pos < len(text) else "?"
         expected = _expected_words(err.allowed or ())
         msg = f"unexpected character {ch!r} in {what}"
         if expected:
