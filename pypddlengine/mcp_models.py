@@ -1,0 +1,253 @@
+"""Typed results of the MCP tools: each model is a tool's output schema.
+
+Conventions shared by every model (they keep replies small for an LLM):
+
+* optional fields are left out of a reply when they carry nothing (the server
+  dumps with ``exclude_none``), so a field that is absent means "not
+  applicable", never "false" or "empty";
+* every list is sorted (atoms and actions in natural order, ``b2`` before
+  ``b10``), except plans and history, which are in execution order;
+* a *state* is either grouped by predicate (``compact`` rendering, the
+  default), ``{"on": ["a b", "c d"], "handempty": [""]}``, where each entry
+  is an atom's arguments joined by one space (``""`` for a nullary atom), or
+  a flat list of atoms, ``["(handempty)", "(on a b)", ...]`` (``plain``
+  rendering, the paper's).
+
+This module imports pydantic only; the server and the CLI import it lazily.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ActionSchemaView",
+    "ActionsPage",
+    "BundledTasks",
+    "CloseOutcome",
+    "Counters",
+    "ExplainOutcome",
+    "FailureView",
+    "FeedbackView",
+    "HistoryView",
+    "Rendering",
+    "ResetOutcome",
+    "SessionInfo",
+    "SessionList",
+    "SessionSummary",
+    "StateAtoms",
+    "StateView",
+    "StepFailureView",
+    "StepOutcome",
+    "UndoOutcome",
+    "ValidationView",
+]
+
+Rendering = Literal["compact", "plain"]
+StateAtoms = dict[str, list[str]] | list[str]
+"""Atoms grouped by predicate (compact) or a flat sorted list (plain)."""
+
+Number = int | float
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FeedbackView(_Model):
+    """Externally grounded feedback, filled according to the session's level.
+
+    ``progress``: goal atoms satisfied (``goals_satisfied`` of
+    ``goals_total``), the unsatisfied ones (at most the server's goal-list
+    limit; ``more_unsatisfied`` counts the rest) and which goal atoms this
+    step made true or false. ``heuristic`` adds the relaxed-plan distance
+    ``h_ff`` (``None`` in a dead end), its change since the previous step,
+    and ``dead_end`` with the goal atoms that can no longer be reached.
+    ``full`` adds ``revisited_step`` (this state was already reached after
+    that step) and explanatory ``notes``."""
+
+    goals_satisfied: int | None = None
+    goals_total: int | None = None
+    unsatisfied_goals: list[str] | None = None
+    more_unsatisfied: int | None = None
+    goals_achieved: list[str] | None = None
+    goals_undone: list[str] | None = None
+    h_ff: Number | None = None
+    h_ff_change: Number | None = None
+    dead_end: bool | None = None
+    unreachable_goals: list[str] | None = None
+    revisited_step: int | None = None
+    notes: list[str] | None = None
+
+
+class FailureView(_Model):
+    """Why an action was not executed (nothing changed)."""
+
+    code: str = Field(description="stable code, e.g. INAPPLICABLE_ACTION")
+    message: str
+    unsatisfied: list[str] | None = Field(None, description="preconditions that do not hold now")
+    hints: list[str] | None = None
+    suggestions: list[str] | None = None
+
+
+class Counters(_Model):
+    """Per-session counters for a harness (they survive resets and undos)."""
+
+    steps_executed: int = Field(description="successful execute_single_action calls")
+    failed_attempts: int = Field(description="execute_single_action calls that changed nothing")
+    resets: int
+    undos: int = Field(description="actions undone by undo_last_action")
+    attempts_left: int = Field(description="execute attempts left before STEP_LIMIT")
+
+
+class ActionSchemaView(_Model):
+    name: str
+    parameters: str = Field(description="e.g. '?b - block ?target - block'")
+    precondition: str | None = None
+    effect: str | None = None
+
+
+class SessionSummary(_Model):
+    """What initialise_session returns: the handle and a short task summary."""
+
+    session_id: str = Field(description="pass it to every other tool")
+    domain: str
+    problem: str
+    sources: dict[str, str] = Field(description="where domain and problem came from: text, file or bundled name")
+    objects: dict[str, list[str]] = Field(description="objects (and constants) by type")
+    actions: list[ActionSchemaView]
+    goal: list[str]
+    static_facts: StateAtoms | None = Field(
+        None, description="facts no action changes; left out of later states unless include_static is set"
+    )
+    ground_actions: int
+    applicable_now: int
+    goal_reached: bool
+    feedback_level: str
+    rendering: Rendering
+    max_steps: int
+    idle_timeout_s: float
+    label: str | None = None
+    feedback: FeedbackView | None = None
+    next: str = Field(description="what to call next")
+
+
+class StateView(_Model):
+    step: int = Field(description="number of actions executed since the initial state")
+    goal_reached: bool
+    atoms: int = Field(description="how many atoms are shown")
+    static_included: bool
+    state: StateAtoms
+    feedback: FeedbackView | None = None
+
+
+class ActionsPage(_Model):
+    step: int
+    total: int = Field(description="applicable actions matching the filters")
+    offset: int
+    limit: int
+    actions: list[str]
+    next_offset: int | None = Field(None, description="offset of the next page; absent on the last page")
+    by_schema: dict[str, int] = Field(description="how many of the matching actions each schema has")
+
+
+class StepOutcome(_Model):
+    """The result of execute_single_action."""
+
+    success: bool
+    action: str = Field(description="the action as understood (canonical form)")
+    step: int
+    goal_reached: bool
+    added: list[str] | None = None
+    deleted: list[str] | None = None
+    state: StateAtoms | None = None
+    failure: FailureView | None = None
+    feedback: FeedbackView | None = None
+    attempts_left: int
+
+
+class ExplainOutcome(_Model):
+    action: str
+    applicable: bool
+    failure: FailureView | None = None
+
+
+class ResetOutcome(_Model):
+    step: int
+    goal_reached: bool
+    discarded_steps: int = Field(description="how many executed actions the reset dropped")
+    state: StateAtoms | None = None
+    counters: Counters
+
+
+class UndoOutcome(_Model):
+    undone: list[str] = Field(description="the actions undone, most recent first")
+    step: int
+    goal_reached: bool
+    added: list[str] | None = None
+    deleted: list[str] | None = None
+    state: StateAtoms | None = None
+
+
+class HistoryView(_Model):
+    length: int = Field(description="actions executed since the initial state (the current plan)")
+    offset: int
+    actions: list[str] = Field(description="in execution order, starting at step offset+1")
+    next_offset: int | None = None
+    goal_reached: bool
+    counters: Counters
+
+
+class StepFailureView(_Model):
+    step: int
+    action: str
+    code: str
+    message: str
+    unsatisfied: list[str] | None = None
+
+
+class ValidationView(_Model):
+    valid: bool
+    plan_source: Literal["given", "history"]
+    length: int
+    steps_applied: int
+    cost: Number
+    goal_reached: bool
+    unsatisfied_goals: list[str] | None = None
+    more_unsatisfied: int | None = None
+    failure: StepFailureView | None = None
+    summary: str
+
+
+class CloseOutcome(_Model):
+    session_id: str
+    closed: bool
+    plan_length: int
+    goal_reached: bool
+    counters: Counters
+
+
+class SessionInfo(_Model):
+    session_id: str = Field(description="redacted to a prefix when the server hides ids (HTTP)")
+    label: str | None = None
+    domain: str
+    problem: str
+    step: int
+    goal_reached: bool
+    idle_s: float
+    counters: Counters
+
+
+class SessionList(_Model):
+    sessions: list[SessionInfo]
+    live: int
+    max_sessions: int
+    ids_redacted: bool
+
+
+class BundledTasks(_Model):
+    tasks: list[str]
+    domains: list[str]
+    next: str
