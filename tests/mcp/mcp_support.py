@@ -1,0 +1,155 @@
+"""Helpers shared by the MCP tests: a checked tool caller, the engine oracle,
+state flattening, and the corpus paths (read in place, never copied)."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp import StdioServerParameters
+
+from pypddlengine.loading import open_session
+from pypddlengine.session import Session
+
+BW_IPC = Path("potassco-pddl-instances/ipc2000-blocks-strips-typed")
+PAPER_TOOLS = (
+    "initialise_session",
+    "query_current_state",
+    "query_applicable_actions",
+    "execute_single_action",
+    "reset_to_initial_state",
+    "query_action_history",
+    "validate_complete_plan",
+)
+ERROR_LINE = re.compile(r"^\[(?P<code>[A-Z][A-Z_]*)\] (?P<message>.+); hint: (?P<hint>\S.*)$")
+TRACEBACK_MARKERS = ("Traceback", 'File "', "site-packages", "Error executing tool")
+
+
+class ToolErrorSeen(AssertionError):
+    pass
+
+
+@dataclass
+class Reply:
+    is_error: bool
+    text: str
+    data: dict[str, Any]
+
+    @property
+    def code(self) -> str:
+        return self.data["error"]["code"]
+
+
+def check_error_format(text: str, data: dict[str, Any]) -> str:
+    """Assert the one error format (first line ``[CODE] message; hint: ...``,
+    structured ``{"error": {...}}`` with the same code, no traceback) and
+    return the code."""
+    first = text.splitlines()[0]
+    match = ERROR_LINE.match(first)
+    assert match, f"error line not in the '[CODE] message; hint: ...' format: {first!r}"
+    assert data["error"]["code"] == match["code"]
+    assert data["error"]["hint"] == match["hint"]
+    for marker in TRACEBACK_MARKERS:
+        assert marker not in text, f"{marker!r} leaked into a tool error: {text!r}"
+    return match["code"]
+
+
+class Tools:
+    """``await tools.ok(name, **args)`` -> structured result (asserting success),
+    ``await tools.error(name, **args)`` -> Reply (asserting a well-formed tool error)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.calls = 0
+
+    async def call(self, name: str, **arguments: Any) -> Reply:
+        result = await self.client.call_tool(name, arguments)
+        self.calls += 1
+        text = result.content[0].text if result.content else ""
+        reply = Reply(bool(result.is_error), text, dict(result.structured_content or {}))
+        if reply.is_error:
+            check_error_format(text, reply.data)
+        return reply
+
+    async def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
+        reply = await self.call(name, **arguments)
+        if reply.is_error:
+            raise ToolErrorSeen(f"{name}({arguments}) failed: {reply.text}")
+        return reply.data
+
+    async def error(self, name: str, **arguments: Any) -> Reply:
+        reply = await self.call(name, **arguments)
+        assert reply.is_error, f"{name}({arguments}) should have failed but returned {reply.text[:300]}"
+        return reply
+
+
+def flatten(state: dict[str, list[str]] | list[str]) -> list[str]:
+    """A grouped (compact) state back to sorted PDDL atoms."""
+    if isinstance(state, list):
+        return sorted(state)
+    return sorted(f"({p} {args})" if args else f"({p})" for p, group in state.items() for args in group)
+
+
+def oracle(domain: Path, problem: Path, feedback: str = "plain") -> Session:
+    return open_session(domain, problem, feedback=feedback)
+
+
+def ipc_task(corpus: Path, n: int) -> tuple[Path, Path, Path]:
+    """Domain, problem and lama-first plan of IPC-2000 Blocksworld instance n."""
+    folder = corpus / BW_IPC
+    return folder / "domain.pddl", folder / f"instance-{n}.pddl", folder / "plans-lama-first" / f"instance-{n}.plan"
+
+
+def plan_steps(plan_file: Path) -> list[str]:
+    return [line.strip() for line in plan_file.read_text().splitlines() if line.strip().startswith("(")]
+
+
+def serve_command(*extra: str) -> list[str]:
+    return [sys.executable, "-m", "pypddlengine.cli", "serve", *extra]
+
+
+def stdio_params(*extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=serve_command(*extra)[1:])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def http_server(*extra: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+    """``pypddl serve --http`` on a free loopback port; yields the MCP URL."""
+    port = free_port()
+    proc = subprocess.Popen(serve_command("--http", "--port", str(port), *extra),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
