@@ -19,6 +19,48 @@ from pypddlengine.loading import open_session
 from pypddlengine.session import Session
 
 BW_IPC = Path("potassco-pddl-instances/ipc2000-blocks-strips-typed")
+
+# A fixed task for tests that name actions (the bundled tasks may be regenerated).
+BW_DOMAIN = """; four-operator typed Blocksworld (test copy)
+(define (domain bw)
+  (:requirements :strips :typing)
+  (:types block)
+  (:predicates (on ?x - block ?y - block) (ontable ?x - block) (clear ?x - block) (holding ?x - block) (handempty))
+  (:action pick-up :parameters (?b - block)
+    :precondition (and (clear ?b) (ontable ?b) (handempty))
+    :effect (and (holding ?b) (not (clear ?b)) (not (ontable ?b)) (not (handempty))))
+  (:action put-down :parameters (?b - block)
+    :precondition (holding ?b)
+    :effect (and (ontable ?b) (clear ?b) (handempty) (not (holding ?b))))
+  (:action stack :parameters (?b - block ?t - block)
+    :precondition (and (holding ?b) (clear ?t))
+    :effect (and (on ?b ?t) (clear ?b) (handempty) (not (holding ?b)) (not (clear ?t))))
+  (:action unstack :parameters (?b - block ?u - block)
+    :precondition (and (on ?b ?u) (clear ?b) (handempty))
+    :effect (and (holding ?b) (clear ?u) (not (on ?b ?u)) (not (clear ?b)) (not (handempty)))))
+"""
+BW3_PROBLEM = """; c sits on a, b on the table; build a on b on c
+(define (problem bw3) (:domain bw)
+  (:objects a b c - block)
+  (:init (on c a) (ontable a) (ontable b) (clear c) (clear b) (handempty))
+  (:goal (and (on a b) (on b c))))
+"""
+BW3 = {"domain": BW_DOMAIN, "problem": BW3_PROBLEM}
+BW3_PLAN = ["(unstack c a)", "(put-down c)", "(pick-up b)", "(stack b c)", "(pick-up a)", "(stack a b)"]
+
+
+def bw_problem(blocks: int, *, flat: bool = False) -> str:
+    """``blocks`` blocks in one tower b1 on b2 on ... (b1 clear), or all on
+    the table (``flat``); the goal is the reversed tower. Deterministic."""
+    names = [f"b{i}" for i in range(1, blocks + 1)]
+    if flat:
+        init = [f"(ontable {x})" for x in names] + [f"(clear {x})" for x in names] + ["(handempty)"]
+    else:
+        init = [f"(on {x} {y})" for x, y in zip(names, names[1:])] + [f"(ontable {names[-1]})", "(clear b1)",
+                                                                      "(handempty)"]
+    goal = [f"(on {y} {x})" for x, y in zip(names, names[1:])]
+    return (f"(define (problem bw{blocks}) (:domain bw)\n (:objects {' '.join(names)} - block)\n"
+            f" (:init {' '.join(init)})\n (:goal (and {' '.join(goal)})))\n")
 PAPER_TOOLS = (
     "initialise_session",
     "query_current_state",

@@ -15,16 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
-from mcp_support import TRACEBACK_MARKERS, Tools, check_error_format, http_server, stdio_params
+from mcp_support import BW3, BW3_PROBLEM, BW_DOMAIN, TRACEBACK_MARKERS, Tools, check_error_format, http_server, stdio_params
 
-from pypddlengine.bundled import bundled_task
 from pypddlengine.mcp_server import ERROR_CODES, build_server
 from pypddlengine.session import Session
 
 pytestmark = pytest.mark.anyio
 
-DOMAIN_PATH, PROBLEM_PATH = bundled_task("blocksworld/p01")  # c on a, b on the table; objects a b c
-DOMAIN, PROBLEM = DOMAIN_PATH.read_text(), PROBLEM_PATH.read_text()
+DOMAIN, PROBLEM = BW_DOMAIN, BW3_PROBLEM  # c on a, b on the table; objects a b c
 SID = "<sid>"  # replaced by the live session's id
 
 # (tool, arguments, expected code, does the call count as a failed execute attempt)
@@ -96,7 +94,7 @@ def test_the_table_is_large_and_uses_documented_codes() -> None:
 @pytest.mark.parametrize(("tool", "arguments", "code", "counts"), BAD_CALLS,
                          ids=[f"{i:02d}-{c[0]}-{c[2]}" for i, c in enumerate(BAD_CALLS)])
 async def test_bad_call_is_a_tool_error_and_the_session_survives(tools: Tools, tool, arguments, code, counts) -> None:  # type: ignore[no-untyped-def]
-    sid = (await tools.ok("initialise_session", domain=str(DOMAIN_PATH), problem=str(PROBLEM_PATH)))["session_id"]
+    sid = (await tools.ok("initialise_session", **BW3))["session_id"]
     state, history, counters = await _snapshot(tools, sid)
     reply = await tools.error(tool, **_args(arguments, sid))
     assert reply.code == code, reply.text
@@ -127,7 +125,7 @@ async def test_misnamed_argument_hint_names_the_real_parameter(tools: Tools) -> 
 
 
 async def test_unexpected_exception_is_sanitised(tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
-    sid = (await tools.ok("initialise_session", task="blocksworld/p01"))["session_id"]
+    sid = (await tools.ok("initialise_session", **BW3))["session_id"]
 
     def boom(self: Session, action: Any) -> Any:
         raise RuntimeError("secret detail /home/user/private.py line 3")
@@ -188,7 +186,7 @@ def test_garbage_arguments_never_crash_the_server_or_lose_the_session() -> None:
 
     async def setup() -> str:
         async with Client(server) as client:
-            return (await Tools(client).ok("initialise_session", task="blocksworld/p01"))["session_id"]
+            return (await Tools(client).ok("initialise_session", **BW3))["session_id"]
 
     sid = anyio.run(setup)
 
@@ -220,9 +218,15 @@ def test_garbage_arguments_never_crash_the_server_or_lose_the_session() -> None:
 
 
 def test_files_can_be_switched_off(tmp_path: Path) -> None:
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(PROBLEM)
+    files = {"domain": str(tmp_path / "d.pddl"), "problem": str(tmp_path / "p.pddl")}
+
     async def main() -> None:
         async with Client(build_server(allow_files=False)) as client:
-            reply = await Tools(client).error("initialise_session", domain=str(DOMAIN_PATH), problem=str(PROBLEM_PATH))
-            assert reply.code == "FILE_ACCESS_DENIED"
+            assert (await Tools(client).error("initialise_session", **files)).code == "FILE_ACCESS_DENIED"
+        async with Client(build_server()) as client:
+            summary = await Tools(client).ok("initialise_session", **files)
+            assert summary["sources"] == {"domain": f"file:{files['domain']}", "problem": f"file:{files['problem']}"}
 
     anyio.run(main)
