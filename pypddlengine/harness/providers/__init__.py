@@ -1,0 +1,39 @@
+"""Model providers behind one neutral interface.
+
+``anthropic``: the Messages API (official SDK). ``openai``: Chat Completions
+(official SDK), also for any compatible server given by ``base_url``. Both
+read their key from the environment and refuse to start without one. The
+SDKs are imported only when a provider is created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Provider
+
+__all__ = ["PROVIDERS", "Provider", "create_provider"]
+
+PROVIDERS = ("anthropic", "openai")
+
+DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+def create_provider(
+    provider: str,
+    model: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    **options: Any,
+) -> Provider:
+    key_env = api_key_env or DEFAULT_KEY_ENV.get(provider, "")
+    if provider == "anthropic":
+        from .anthropic_messages import AnthropicProvider
+
+        return AnthropicProvider(model, base_url=base_url, api_key_env=key_env)
+    if provider == "openai":
+        from .openai_chat import OpenAIChatProvider
+
+        return OpenAIChatProvider(model, base_url=base_url, api_key_env=key_env, **options)
+    raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
