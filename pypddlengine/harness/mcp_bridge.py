@@ -1,0 +1,224 @@
+"""The agentic approach's view of the engine: a real MCP client session.
+
+:class:`Toolbox` connects an :class:`mcp.Client` to the engine's MCP server,
+either in process (``build_server()``, the default: fast, no subprocess) or
+as a ``pypddl serve`` subprocess over stdio, lists its tools and turns the
+listing into provider-neutral :class:`~pypddlengine.harness.types.ToolSpec`
+objects. Nothing about the tools is written by hand here: names,
+descriptions and input schemas come from ``tools/list``. Two experiment
+settings act on the listing:
+
+* the tool set: which of the listed tools the model is shown (default: the
+  paper's seven);
+* pinned arguments: experiment settings such as the feedback level are sent
+  with every call of a tool and removed from the schema the model sees, so
+  the model cannot change them (they are listed in the manifest).
+
+Tool results are reduced to text for the model (the text content, or the
+structured content as JSON when there is no text), keeping ``is_error`` and
+the structured content for the harness. Transport failures and timeouts
+become error results, so the model sees them and the run goes on.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from .types import ToolSpec
+
+__all__ = ["PAPER_TOOLS", "ToolOutcome", "Toolbox", "ToolboxSettings", "tool_specs_from_listing"]
+
+PAPER_TOOLS = (
+    "initialise_session",
+    "query_current_state",
+    "query_applicable_actions",
+    "execute_single_action",
+    "reset_to_initial_state",
+    "query_action_history",
+    "validate_complete_plan",
+)
+"""The seven operations of the paper, by their MCP tool names."""
+
+
+@dataclass(frozen=True)
+class ToolboxSettings:
+    """``tools``: names to show the model (``None``: every listed tool).
+    ``pinned``: ``{tool: {argument: value}}`` sent on every call and hidden
+    from the model. ``transport``: ``inprocess`` or ``stdio``; ``command``:
+    the stdio server command (default ``pypddl serve``)."""
+
+    tools: tuple[str, ...] | None = PAPER_TOOLS
+    pinned: dict[str, dict[str, Any]] = field(default_factory=dict)
+    transport: str = "inprocess"
+    command: tuple[str, ...] | None = None
+    server_options: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "tools": list(self.tools) if self.tools is not None else None,
+            "pinned": self.pinned,
+            "transport": self.transport,
+            "command": list(self.command or default_command()) if self.transport == "stdio" else None,
+            "server_options": self.server_options,
+        }
+
+
+def default_command() -> tuple[str, ...]:
+    return (sys.executable, "-m", "pypddlengine.cli", "serve")
+
+
+def parse_command(text: str | None) -> tuple[str, ...] | None:
+    return tuple(shlex.split(text)) if text else None
+
+
+@dataclass
+class ToolOutcome:
+    text: str
+    is_error: bool
+    structured: dict[str, Any] | None
+    latency_s: float
+    arguments: dict[str, Any]
+
+
+def _dump_tool(tool: Any) -> dict[str, Any]:
+    """A listed tool as a plain dict with v2 (snake_case) or v1 names."""
+    data = tool if isinstance(tool, dict) else tool.model_dump(mode="json", by_alias=False, exclude_none=True)
+    schema = data.get("input_schema") or data.get("inputSchema") or {"type": "object", "properties": {}}
+    return {"name": data["name"], "description": data.get("description") or "", "input_schema": schema}
+
+
+def tool_specs_from_listing(
+    listing: Sequence[Any], *, tools: Sequence[str] | None = None, pinned: dict[str, dict[str, Any]] | None = None
+) -> list[ToolSpec]:
+    """Provider-neutral specs for the listed tools, in the order of ``tools``
+    (or of the listing). Pinned arguments leave the schema's ``properties``
+    and ``required``. A name in ``tools`` that the server does not list is an
+    error: the experiment would silently run with fewer tools."""
+    by_name = {d["name"]: d for d in (_dump_tool(t) for t in listing)}
+    names = list(tools) if tools is not None else list(by_name)
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise LookupError(
+            f"the MCP server does not list the tool(s) {', '.join(missing)}; it lists {', '.join(by_name)}"
+        )
+    specs = []
+    for name in names:
+        d = by_name[name]
+        schema = copy.deepcopy(d["input_schema"])
+        schema.setdefault("type", "object")
+        for arg in (pinned or {}).get(name, {}):
+            schema.get("properties", {}).pop(arg, None)
+            if "required" in schema:
+                schema["required"] = [r for r in schema["required"] if r != arg]
+        specs.append(ToolSpec(name, d["description"], schema))
+    return specs
+
+
+def result_text(result: Any) -> tuple[str, dict[str, Any] | None]:
+    parts = []
+    for block in getattr(result, "content", None) or []:
+        text = getattr(block, "text", None)
+        if text is not None:
+            parts.append(text)
+        else:
+            parts.append(json.dumps(block.model_dump(mode="json", exclude_none=True)))
+    structured = getattr(result, "structured_content", None)
+    if structured is None:
+        structured = getattr(result, "structuredContent", None)
+    text = "\n".join(parts)
+    if not text and structured is not None:
+        text = json.dumps(structured, ensure_ascii=False)
+    return text, structured
+
+
+class Toolbox:
+    """An open MCP client on the engine's server (``async with``)."""
+
+    def __init__(self, settings: ToolboxSettings | None = None) -> None:
+        self.settings = settings or ToolboxSettings()
+        self.tools: list[ToolSpec] = []
+        self.listing: list[dict[str, Any]] = []
+        self._client: Any = None
+        self._names: set[str] = set()
+
+    async def __aenter__(self) -> Toolbox:
+        from mcp import Client
+
+        s = self.settings
+        if s.transport == "inprocess":
+            from ..mcp_server import build_server
+
+            target: Any = build_server(**s.server_options)
+        elif s.transport == "stdio":
+            from mcp.client.stdio import StdioServerParameters
+
+            command = list(s.command or default_command())
+            target = StdioServerParameters(command=command[0], args=command[1:])
+        else:
+            raise ValueError(f"unknown MCP transport {s.transport!r}; use 'inprocess' or 'stdio'")
+        self._client = Client(target)
+        await self._client.__aenter__()
+        try:
+            listed: list[Any] = []
+            cursor = None
+            while True:
+                page = await self._client.list_tools(cursor=cursor)
+                listed.extend(page.tools)
+                cursor = getattr(page, "next_cursor", None)
+                if not cursor:
+                    break
+            self.listing = [_dump_tool(t) for t in listed]
+            self.tools = tool_specs_from_listing(self.listing, tools=s.tools, pinned=s.pinned)
+            self._names = {t.name for t in self.tools}
+        except BaseException:
+            await self.__aexit__(None, None, None)  # close cleanly, then raise the error itself
+            raise
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.__aexit__(*exc)
+
+    def offers(self, name: str) -> bool:
+        return name in self._names
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> ToolOutcome:
+        """Call a tool with the pinned arguments added; never raises for
+        tool-level trouble (it becomes an error result)."""
+        args = dict(arguments)
+        args.update(self.settings.pinned.get(name, {}))
+        started = time.monotonic()
+        result = None
+        try:
+            with anyio.move_on_after(max(timeout_s, 0.001)):
+                result = await self._client.call_tool(name, args, read_timeout_seconds=max(timeout_s, 0.001))
+        except Exception as err:  # MCPError, transport failures, invalid results: the model sees them
+            text = f"Error executing tool {name}: {type(err).__name__}: {err}"
+            return ToolOutcome(text, True, None, time.monotonic() - started, args)
+        latency = time.monotonic() - started
+        if result is None:
+            return ToolOutcome(f"Error executing tool {name}: no reply within {timeout_s:.1f} s", True, None, latency,
+                               args)
+        text, structured = result_text(result)
+        return ToolOutcome(text, bool(getattr(result, "is_error", False)), structured, latency, args)
+
+    def describe(self) -> dict[str, Any]:
+        import hashlib
+
+        shown = [t.to_dict() for t in self.tools]
+        return {
+            **self.settings.describe(),
+            "listed": [t["name"] for t in self.listing],
+            "shown": [t.name for t in self.tools],
+            "shown_sha256": hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest(),
+        }

@@ -1,0 +1,40 @@
+"""What a method returns for one run, before the runner turns it into a record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["OUTCOMES", "MethodResult", "error_detail"]
+
+OUTCOMES = ("solved", "timeout", "early_exit", "error")
+
+
+@dataclass
+class MethodResult:
+    """``outcome`` is one of :data:`OUTCOMES`; ``detail`` says why
+    (``validated``, ``budget_exhausted``, ``model_end_turn``, ``max_tokens``,
+    ``invalid_final``, ``context_overflow``, ``refusal``, ``api_error``, ...)."""
+
+    outcome: str
+    detail: str
+    plan: list[str] | None = None
+    plan_length: int | None = None
+    validation: dict[str, Any] | None = None
+    attempts: int | None = None
+    agent: dict[str, Any] | None = None
+    final_text: str | None = None
+    message: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def error_detail(kind: str) -> str:
+    """The ``outcome_detail`` of a run ended by a provider error of ``kind``."""
+    return {
+        "context_overflow": "context_overflow",
+        "auth": "auth_error",
+        "bad_request": "bad_request",
+        "rate_limit": "rate_limit",
+        "overloaded": "overloaded",
+        "connection": "connection_error",
+    }.get(kind, "api_error")

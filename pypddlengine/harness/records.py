@@ -1,0 +1,257 @@
+"""Run records, traces and the manifest of an experiment folder.
+
+Layout of ``results/<name>/``::
+
+    manifest.json                         configuration, prompt hashes, versions, tasks
+    runs.jsonl                            one ``pypddl.run/1`` record per run, append-only
+    traces/<method>/<instance>/r<k>.jsonl every model turn and tool call of one run
+
+``runs.jsonl`` is appended one line at a time and synced to disk, so a crash
+loses at most the run in progress. Resuming skips every ``(method,
+instance_id, replicate)`` that already has a record; when a key appears more
+than once (a rerun of failed runs) the last record counts.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "RUN_SCHEMA",
+    "ManifestMismatch",
+    "ResultsStore",
+    "TraceWriter",
+    "env_info",
+    "read_records",
+    "run_key",
+    "utc_now",
+]
+
+RUN_SCHEMA = "pypddl.run/1"
+MANIFEST_SCHEMA = "pypddl.manifest/1"
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def run_key(record: dict[str, Any]) -> tuple[str, str, int]:
+    return (str(record["method"]), str(record["instance_id"]), int(record.get("replicate") or 0))
+
+
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a ``runs.jsonl``; a torn last line (a crash while
+    writing) and records of other schemas are skipped."""
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("schema") == RUN_SCHEMA:
+                yield record
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return repr(value)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=_json_default, separators=(",", ":"))
+
+
+class TraceWriter:
+    """One run's events as JSON lines: ``{"run_id","seq","t","type",...}``
+    with ``t`` in seconds since the run started (on the run's clock)."""
+
+    def __init__(self, path: Path | None, run_id: str, clock: Any, start: float) -> None:
+        self.path = path
+        self.run_id = run_id
+        self.clock = clock
+        self.start = start
+        self.seq = 0
+        self.events: list[dict[str, Any]] = []
+        self._fh = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = path.open("w", encoding="utf-8")
+
+    def event(self, type_: str, **fields: Any) -> dict[str, Any]:
+        self.seq += 1
+        event = {"run_id": self.run_id, "seq": self.seq, "t": round(self.clock() - self.start, 4), "type": type_}
+        event.update(fields)
+        event = json.loads(dumps(event))
+        self.events.append(event)
+        if self._fh is not None:
+            self._fh.write(dumps(event) + "\n")
+            self._fh.flush()
+        return event
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            self._fh = None
+
+
+class ManifestMismatch(Exception):
+    """The results folder holds runs made with another configuration."""
+
+
+class ResultsStore:
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.runs_path = self.root / "runs.jsonl"
+        self.manifest_path = self.root / "manifest.json"
+        self._lock = threading.Lock()
+
+    def records(self) -> list[dict[str, Any]]:
+        return list(read_records(self.runs_path))
+
+    def latest(self) -> dict[tuple[str, str, int], dict[str, Any]]:
+        out: dict[tuple[str, str, int], dict[str, Any]] = {}
+        for record in self.records():
+            out[run_key(record)] = record
+        return out
+
+    def done_keys(self, *, rerun_outcomes: Iterable[str] = (), rerun_contaminated: bool = False) -> set:
+        redo = set(rerun_outcomes)
+        keys = set()
+        for key, record in self.latest().items():
+            if record.get("outcome") in redo or (rerun_contaminated and record.get("contaminated")):
+                continue
+            keys.add(key)
+        return keys
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = dumps(record) + "\n"
+        with self._lock:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with self.runs_path.open("a", encoding="utf-8") as fh:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def trace_path(self, method: str, instance_id: str, replicate: int) -> Path:
+        return self.root / "traces" / _safe(method) / _safe(instance_id) / f"r{replicate}.jsonl"
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    # ------------------------------------------------------------ manifest
+
+    def read_manifest(self) -> dict[str, Any] | None:
+        if not self.manifest_path.is_file():
+            return None
+        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+
+    def open_manifest(self, manifest: dict[str, Any], *, force: bool = False) -> dict[str, Any]:
+        """Write ``manifest`` for a new experiment or check that a resumed
+        one was made with the same configuration (``config_sha256``)."""
+        manifest = dict(manifest)
+        manifest["schema"] = MANIFEST_SCHEMA
+        manifest["config_sha256"] = config_hash(manifest["config"])
+        old = self.read_manifest()
+        if old is not None and not force and old.get("config_sha256") != manifest["config_sha256"]:
+            changed = sorted(
+                k for k in set(old.get("config", {})) | set(manifest["config"])
+                if old.get("config", {}).get(k) != manifest["config"].get(k)
+            )
+            raise ManifestMismatch(
+                f"{self.root} holds runs made with another configuration (changed: {', '.join(changed)}); "
+                "use a new --out folder, or --force to mix them"
+            )
+        if old is not None:
+            manifest["created_at"] = old.get("created_at", manifest.get("created_at"))
+            manifest["sessions"] = [*old.get("sessions", []), *manifest.get("sessions", [])]
+        self.write_manifest(manifest)
+        return manifest
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.manifest_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+        tmp.replace(self.manifest_path)
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "_"
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=_json_default).encode()).hexdigest()
+
+
+_ENV_CACHE: dict[str, Any] | None = None
+
+
+def env_info() -> dict[str, Any]:
+    """Versions of Python, the engine and the SDKs, and the git commit."""
+    global _ENV_CACHE
+    if _ENV_CACHE is not None:
+        return _ENV_CACHE
+    from importlib import metadata
+
+    from .. import __version__
+
+    sdk: dict[str, str | None] = {}
+    for dist in ("anthropic", "openai", "mcp", "httpx2", "matplotlib", "scipy"):
+        try:
+            sdk[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            sdk[dist] = None
+    _ENV_CACHE = {
+        "git_commit": _git_commit(),
+        "engine_version": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "sdk": sdk,
+    }
+    return _ENV_CACHE
+
+
+def _git_commit() -> str | None:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def machine_info() -> dict[str, Any]:
+    info: dict[str, Any] = {"cpu_count": os.cpu_count(), "executable": sys.executable}
+    try:
+        info["loadavg"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        info["loadavg"] = None
+    return info
