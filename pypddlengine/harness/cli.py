@@ -1,0 +1,197 @@
+"""``pypddl experiment``: run, report and replay LLM planning experiments."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+__all__ = ["experiment"]
+
+FEEDBACK = ("plain", "progress", "heuristic", "full")
+
+
+@click.group("experiment", context_settings={"help_option_names": ["-h", "--help"]})
+def experiment() -> None:
+    """Run and report LLM planning experiments (direct and agentic)."""
+
+
+def _tool_set(value: str) -> tuple[str, ...] | None:
+    from .mcp_bridge import PAPER_TOOLS
+
+    if value == "paper":
+        return PAPER_TOOLS
+    if value == "all":
+        return None
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+@experiment.command("run")
+@click.option("--method", type=click.Choice(["direct", "agentic"]), required=True, help="The LLM approach.")
+@click.option("--provider", type=click.Choice(["anthropic", "openai"]), required=True,
+              help="anthropic: Messages API; openai: Chat Completions (also any compatible server via --base-url).")
+@click.option("--model", required=True, help="Model id, e.g. claude-haiku-4-5-20251001.")
+@click.option("--tasks", "tasks_spec", required=True,
+              help="A folder of problem files, a glob, one problem file, or a bundled task/domain name.")
+@click.option("--domain", type=click.Path(dir_okay=False),
+              help="Domain file (default: domain.pddl next to each problem).")
+@click.option("--limit", type=int, help="Only the first N tasks (in benchmark order).")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Results folder (created or resumed).")
+@click.option("--budget", type=float, default=180.0, show_default=True, help="Wall-clock seconds per run.")
+@click.option("--base-url", help="API base URL (OpenAI-compatible servers: vLLM, Ollama, llama.cpp, LM Studio).")
+@click.option("--api-key-env",
+              help="Environment variable holding the key (default ANTHROPIC_API_KEY / OPENAI_API_KEY).")
+@click.option("--temperature", type=float, default=None,
+              help="Sampling temperature (default: 0.2 for direct; for agentic none is sent, the provider's default).")
+@click.option("--max-tokens", type=int, default=8192, show_default=True, help="Output tokens per model call.")
+@click.option("--feedback", type=click.Choice(FEEDBACK), default="plain", show_default=True,
+              help="Agentic: the simulator's per-step feedback level.")
+@click.option("--rendering", type=click.Choice(["plain", "compact"]), default="plain", show_default=True,
+              help="Agentic: how the simulator renders states (plain: the paper's full state after each step).")
+@click.option("--tools", "tool_set", default="paper", show_default=True,
+              help="Agentic: 'paper' (the seven tools), 'all' (every listed tool) or a comma-separated list.")
+@click.option("--session-init", type=click.Choice(["model", "harness"]), default="model", show_default=True,
+              help="Agentic: who calls initialise_session (the model, as in the paper, or the harness).")
+@click.option("--mcp", "transport", type=click.Choice(["inprocess", "stdio"]), default="inprocess", show_default=True,
+              help="Agentic: reach the MCP server in process or as a 'pypddl serve' subprocess over stdio.")
+@click.option("--server-command",
+              help="Agentic, stdio: the server command (default: python -m pypddlengine.cli serve).")
+@click.option("--concurrency", type=int, default=2, show_default=True, help="Runs at once.")
+@click.option("--replicates", type=int, default=1, show_default=True, help="Runs per task.")
+@click.option("--experiment-id", help="Name stored in every record (default: the --out folder's name).")
+@click.option("--rerun", "rerun_outcomes", multiple=True, type=click.Choice(["error", "timeout", "early_exit"]),
+              help="Run again the tasks whose last record has this outcome (repeatable).")
+@click.option("--rerun-contaminated", is_flag=True, help="Run again the runs that met rate limits or overload.")
+@click.option("--max-retries", type=int, default=8, show_default=True,
+              help="Retries of one model call after rate limits, overload or lost connections (within the budget).")
+@click.option("--force", is_flag=True, help="Resume even if the folder's manifest has another configuration.")
+def run(**opts: object) -> None:
+    """Run one approach on a set of tasks; one JSONL record per run.
+
+    Resumable: runs already recorded in --out are skipped. Keys are read from
+    the environment; a provider refuses to start without one."""
+    import anyio
+
+    from .mcp_bridge import ToolboxSettings, parse_command
+    from .providers import create_provider
+    from .records import ManifestMismatch, ResultsStore
+    from .runner import ExperimentConfig, ExperimentSummary, run_experiment
+    from .tasks import resolve_tasks
+    from .types import CallParams, ProviderError
+
+    method = str(opts["method"])
+    try:
+        tasks = resolve_tasks(str(opts["tasks_spec"]), domain=opts["domain"], limit=opts["limit"])  # type: ignore[arg-type]
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    temperature = opts["temperature"]
+    if temperature is None and method == "direct":
+        temperature = 0.2
+    params = CallParams(str(opts["model"]), temperature, int(opts["max_tokens"]), parallel_tools=False)  # type: ignore[arg-type]
+    toolbox = None
+    if method == "agentic":
+        pinned = {"initialise_session": {"feedback": opts["feedback"], "rendering": opts["rendering"]}}
+        toolbox = ToolboxSettings(tools=_tool_set(str(opts["tool_set"])), pinned=pinned,
+                                  transport=str(opts["transport"]),
+                                  command=parse_command(opts["server_command"]))  # type: ignore[arg-type]
+    out = Path(str(opts["out"]))
+    config = ExperimentConfig(
+        method, params, experiment_id=str(opts["experiment_id"] or out.name), budget_s=float(opts["budget"]),  # type: ignore[arg-type]
+        replicates=int(opts["replicates"]), concurrency=int(opts["concurrency"]), toolbox=toolbox,  # type: ignore[arg-type]
+        session_init=str(opts["session_init"]),
+        feedback=str(opts["feedback"]) if method == "agentic" else None,
+        rendering=str(opts["rendering"]) if method == "agentic" else None,
+        rerun_outcomes=tuple(opts["rerun_outcomes"]), rerun_contaminated=bool(opts["rerun_contaminated"]),  # type: ignore[arg-type]
+        max_retries=int(opts["max_retries"]),  # type: ignore[arg-type]
+    )
+    try:
+        provider = create_provider(str(opts["provider"]), str(opts["model"]), base_url=opts["base_url"],  # type: ignore[arg-type]
+                                   api_key_env=opts["api_key_env"])  # type: ignore[arg-type]
+    except ProviderError as err:
+        click.echo(f"error: {err.message}", err=True)
+        sys.exit(2)
+
+    def progress(record: dict) -> None:
+        usage = record.get("usage") or {}
+        length = f", {record['plan_length']} steps" if record.get("plan_length") is not None else ""
+        click.echo(f"{record['instance_id']} r{record['replicate']}: {record['outcome']} ({record['outcome_detail']}"
+                   f"{length}) in {record['wall_s']:.1f} s, {usage.get('total', 0):,} tokens")
+
+    async def main() -> ExperimentSummary:
+        try:
+            return await run_experiment(config, tasks, ResultsStore(out), provider, force=bool(opts["force"]),
+                                        on_record=progress)
+        finally:
+            await provider.aclose()
+
+    try:
+        summary = anyio.run(main)
+    except ManifestMismatch as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    solved = sum(1 for r in summary.records if r["outcome"] == "solved")
+    click.echo(f"{summary.planned} run(s) made ({solved} solved), {summary.skipped} already recorded; "
+               f"records in {out / 'runs.jsonl'}")
+
+
+@experiment.command("report")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Folder for report.md, CSVs and the figure.")
+@click.option("--replicate", type=int, default=0, show_default=True, help="Which replicate the tables use.")
+@click.option("--join", type=click.Choice(["auto", "id", "sha256"]), default="auto", show_default=True,
+              help="Match instances across sources by instance id or by problem file SHA-256.")
+@click.option("--lama-plans", type=click.Path(file_okay=False, exists=True),
+              help="Folder of lama-first <instance>.plan files, for the difficulty order when no fd-lama-first "
+                   "records are given.")
+@click.option("--difficulty", "difficulty_file", type=click.Path(dir_okay=False, exists=True),
+              help="A difficulty.json (from 'pypddl reference') giving the order instead.")
+@click.option("--label", "labels", multiple=True, help="Rename an approach: METHOD=LABEL or SOURCE:METHOD=LABEL.")
+def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_plans: str | None,
+           difficulty_file: str | None, labels: tuple[str, ...]) -> None:
+    """Tables II and III, tokens, McNemar tests and the per-instance figure
+    from the records of any set of approaches (Fast Downward's included)."""
+    from .report import build_report, load_approaches, write_report
+
+    names = {}
+    for item in labels:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.UsageError(f"--label wants METHOD=LABEL, got {item!r}")
+        names[key.strip()] = value.strip()
+    try:
+        approaches, used = load_approaches(list(sources), replicate=replicate, labels=names, join=join)
+    except (FileNotFoundError, ValueError) as err:
+        raise click.UsageError(str(err)) from None
+    rep = build_report(approaches, join=used, lama_plans=Path(lama_plans) if lama_plans else None,
+                       difficulty_file=Path(difficulty_file) if difficulty_file else None)
+    files = write_report(rep, out)
+    for row in rep.outcomes:
+        click.echo(f"{row['approach']}: {row['solved']}/{row['n']} solved "
+                   f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] %, {row['timeout']} timeout, "
+                   f"{row['early_exit']} early exit, {row['error']} error")
+    if "figure" not in files:
+        click.echo("note: figure skipped: matplotlib is not installed (pip install 'pypddlengine[report]')")
+    click.echo(f"report: {files['report']}")
+
+
+@experiment.command("replay")
+@click.argument("results", type=click.Path(exists=True, file_okay=False))
+@click.argument("traces", nargs=-1, required=True)
+def replay(results: str, traces: tuple[str, ...]) -> None:
+    """Replay recorded runs from their traces and compare with their records.
+
+    TRACES are trace files (relative to RESULTS or absolute). Exit code 1 if
+    any replay differs from its record."""
+    import anyio
+
+    from .replay import compare_records, format_differences, replay_run
+
+    differing = 0
+    for trace in traces:
+        old, new = anyio.run(replay_run, results, trace)
+        diffs = compare_records(old, new)
+        differing += bool(diffs)
+        click.echo(f"{trace}: {format_differences(diffs)}")
+    sys.exit(1 if differing else 0)

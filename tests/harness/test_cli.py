@@ -1,0 +1,85 @@
+"""``pypddl experiment run|report|replay`` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from harness_scripts import AgentScript, DirectScript
+
+from pypddlengine.harness.cli import experiment
+from pypddlengine.harness.fake_server import FakeModelServer
+
+
+def test_help_lists_the_commands() -> None:
+    result = CliRunner().invoke(experiment, ["--help"])
+    assert result.exit_code == 0
+    assert all(name in result.output for name in ("run", "report", "replay"))
+
+
+def test_the_lazy_command_is_registered() -> None:
+    from pypddlengine.cli import main
+
+    result = CliRunner().invoke(main, ["experiment", "run", "--help"])
+    assert result.exit_code == 0 and "--budget" in result.output
+
+
+@pytest.mark.parametrize(("method", "provider"), [("direct", "openai"), ("agentic", "anthropic")])
+def test_run_resume_report_replay(tmp_path: Path, blocks: Path, method: str, provider: str) -> None:
+    behaviours = {"instance-1": "oracle", "instance-2": "second" if method == "direct" else "early_exit"}
+    script = (DirectScript if method == "direct" else AgentScript)(blocks, behaviours)
+    out = tmp_path / method
+    runner = CliRunner()
+    with FakeModelServer(script) as server:
+        url = server.openai_base_url if provider == "openai" else server.anthropic_base_url
+        args = ["run", "--method", method, "--provider", provider, "--model", "scripted", "--tasks",
+                str(blocks / "instance-*.pddl"), "--limit", "2", "--budget", "60", "--out", str(out),
+                "--base-url", url, "--concurrency", "2"]
+        first = runner.invoke(experiment, args)
+        assert first.exit_code == 0, first.output
+        assert "2 run(s) made" in first.output and "instance-1 r0: solved" in first.output
+        again = runner.invoke(experiment, args)
+        assert again.exit_code == 0 and "0 run(s) made (0 solved), 2 already recorded" in again.output
+        changed = runner.invoke(experiment, [*args[:-4], "--budget", "30", *args[-2:]])
+        assert changed.exit_code == 2 and "another configuration" in changed.output
+    records = [json.loads(x) for x in (out / "runs.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    report = runner.invoke(experiment, ["report", str(out), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert (tmp_path / "report" / "report.md").is_file()
+    replay = runner.invoke(experiment, ["replay", str(out), *[r["trace_file"] for r in records]])
+    assert replay.exit_code == 0, replay.output
+    assert replay.output.count("replay reproduces the record") == 2
+
+
+def test_replay_reports_a_difference(tmp_path: Path, blocks: Path) -> None:
+    script = DirectScript(blocks, {"instance-1": "oracle"})
+    out = tmp_path / "d"
+    with FakeModelServer(script) as server:
+        result = CliRunner().invoke(experiment, [
+            "run", "--method", "direct", "--provider", "openai", "--model", "m", "--tasks",
+            str(blocks / "instance-1.pddl"), "--out", str(out), "--base-url", server.openai_base_url])
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "runs.jsonl").read_text())
+    record["plan_length"] = 999  # a record its trace does not explain
+    (out / "runs.jsonl").write_text(json.dumps(record) + "\n")
+    replay = CliRunner().invoke(experiment, ["replay", str(out), record["trace_file"]])
+    assert replay.exit_code == 1 and "plan_length: recorded 999 / replayed 6" in replay.output
+
+
+def test_run_refuses_without_a_key(tmp_path: Path, blocks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    result = CliRunner().invoke(experiment, [
+        "run", "--method", "direct", "--provider", "anthropic", "--model", "claude-haiku-4-5-20251001",
+        "--tasks", str(blocks / "instance-1.pddl"), "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "ANTHROPIC_API_KEY" in result.output
+    assert not (tmp_path / "x").exists()
+
+
+def test_run_with_no_tasks_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(experiment, [
+        "run", "--method", "direct", "--provider", "openai", "--model", "m", "--tasks", str(tmp_path / "*.pddl"),
+        "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "no problem files" in result.output
