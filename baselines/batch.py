@@ -1,0 +1,310 @@
+"""Batch runs: tasks x configurations x replicates, in parallel, resumable.
+
+* Jobs run in the order configuration, task, replicate, at most ``workers``
+  at a time (default: one per available core, since each Fast Downward run
+  is single-threaded and CPU contention distorts wall-clock budgets).
+* Each finished run appends one ``pypddl.run/1`` record (see
+  :mod:`.records`); only the main thread writes.
+* Resumable: jobs whose key (method, instance_id, replicate) already has a
+  record in the output file are skipped, so re-running the same command after
+  an interruption finishes the batch with every record present exactly once.
+* Ctrl-C (SIGINT) or SIGTERM stops the batch cleanly: running planners are
+  killed (their whole process groups), their runs are *not* recorded, and
+  every record already written is complete. After a hard kill (SIGKILL) the
+  file is still consistent, up to a torn last line that the next run removes;
+  planners orphaned then die by Fast Downward's own CPU-time limit (budget
+  + 1 s of CPU time).
+
+Workers are threads: each one waits on a planner subprocess, so the GIL is
+not a bottleneck (validation of the plans is the only Python work).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, fd_driver, run_fd
+from .outcomes import Outcome
+from .records import RecordWriter, environment, make_record, read_records, record_key, utc_now
+from .tasks import TaskRef
+from .val import val_validate
+
+__all__ = ["BatchSummary", "IncompatibleRecords", "Job", "Progress", "default_workers", "plan_jobs", "run_batch"]
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Job:
+    task: TaskRef
+    config: PlannerConfig
+    replicate: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.config.method, self.task.instance_id, self.replicate)
+
+    def label(self) -> str:
+        rep = f" r{self.replicate}" if self.replicate else ""
+        return f"{self.config.method} {self.task.instance_id}{rep}"
+
+
+def plan_jobs(
+    tasks: Sequence[TaskRef], configs: Sequence[PlannerConfig], replicates: int, done: set[tuple[str, str, int]]
+) -> tuple[list[Job], int]:
+    """The jobs still to run, and how many were skipped as already recorded."""
+    todo, skipped = [], 0
+    for config in configs:
+        for task in tasks:
+            for rep in range(replicates):
+                job = Job(task, config, rep)
+                if job.key in done:
+                    skipped += 1
+                else:
+                    todo.append(job)
+    return todo, skipped
+
+
+@dataclass
+class BatchSummary:
+    out: Path
+    total: int = 0
+    skipped: int = 0
+    written: int = 0
+    interrupted: bool = False
+    outcomes: Counter[str] = field(default_factory=Counter)
+    wall_s: float = 0.0
+    workers: int = 1
+    repaired_bytes: int = 0
+    load_before: tuple[float, float, float] | None = None
+    load_after: tuple[float, float, float] | None = None
+
+    def line(self) -> str:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())) or "none"
+        state = "INTERRUPTED (re-run the same command to resume)" if self.interrupted else "done"
+        load = ""
+        if self.load_before and self.load_after:
+            load = f"; load avg {self.load_before[0]:.2f} -> {self.load_after[0]:.2f}"
+        return (
+            f"batch {state}: {self.written} run(s) recorded now, {self.skipped} already recorded, "
+            f"{self.total} in all; outcomes of new runs: {counts}; {self.workers} worker(s); "
+            f"wall {self.wall_s:.1f}s{load}; records: {self.out}"
+        )
+
+
+def _fmt_time(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class Progress:
+    """A progress bar on a terminal (redrawn in place), or one line per
+    finished run otherwise (logs, CI)."""
+
+    def __init__(self, total: int, done_before: int, stream: TextIO | None = None, enabled: bool = True) -> None:
+        self.total = total
+        self.done_before = done_before
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.done = 0
+        self.counts: Counter[str] = Counter()
+        self.start = time.monotonic()
+        self.running: list[str] = []
+
+    def _bar(self) -> str:
+        finished = self.done_before + self.done
+        width = 28
+        filled = int(width * finished / self.total) if self.total else width
+        elapsed = time.monotonic() - self.start
+        eta = ""
+        if self.done and self.total > finished:
+            eta = f" eta {_fmt_time(elapsed / self.done * (self.total - finished))}"
+        counts = " ".join(f"{k}:{v}" for k, v in sorted(self.counts.items()))
+        return f"[{'#' * filled}{'.' * (width - filled)}] {finished}/{self.total} {counts} {_fmt_time(elapsed)}{eta}"
+
+    def update(self, job: Job, record: dict[str, Any]) -> None:
+        self.done += 1
+        self.counts[record["outcome"]] += 1
+        if not self.enabled:
+            return
+        length = f" length {record['plan_length']}" if record.get("plan_length") is not None else ""
+        line = (
+            f"[{self.done_before + self.done}/{self.total}] {job.label()}: {record['planner']['outcome']}{length} "
+            f"({record['wall_s']:.2f}s)"
+        )
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + line + "\n" + self._bar())
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def tick(self) -> None:
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + self._bar())
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _run_job(
+    job: Job, *, time_limit: float, memory_mb: int, keep_dir: Path | None, crosscheck: bool, cancel: threading.Event
+) -> tuple[FDResult, str, bool | None, dict[str, Any]]:
+    started_at = utc_now()
+    extra: dict[str, Any] = {"load_1m": round(os.getloadavg()[0], 2)}
+    workdir = None
+    if keep_dir is not None:
+        safe = job.task.instance_id.replace("/", "__")
+        workdir = keep_dir / job.config.method / f"{safe}-r{job.replicate}"
+    result = run_fd(
+        job.task.domain, job.task.problem, job.config,
+        time_limit=time_limit, memory_mb=memory_mb, workdir=workdir, cancel=cancel,
+    )
+    cross = None
+    if crosscheck and result.plan is not None:
+        cross = val_validate(job.task.domain, job.task.problem, result.plan_text())
+    return result, started_at, cross, extra
+
+
+class IncompatibleRecords(ValueError):
+    """The output file holds records made with other limits."""
+
+
+def _check_compatible(records: list[dict[str, Any]], time_limit: float, memory_mb: int, out: Path) -> None:
+    """Refuse to resume into a file whose records used another budget or
+    memory limit: skipping their keys would silently mix two experiments."""
+    for r in records:
+        budget = r.get("budget_s")
+        memory = (r.get("planner") or {}).get("memory_limit_mb")
+        if budget is not None and abs(float(budget) - float(time_limit)) > 1e-9:
+            raise IncompatibleRecords(
+                f"{out} holds runs with a {budget:g} s budget, not {time_limit:g} s; "
+                "use another output file (or the same limits) to resume"
+            )
+        if memory is not None and int(memory) != int(memory_mb):
+            raise IncompatibleRecords(
+                f"{out} holds runs with a {memory} MB memory limit, not {memory_mb} MB; "
+                "use another output file (or the same limits) to resume"
+            )
+
+
+def run_batch(
+    tasks: Sequence[TaskRef],
+    configs: Sequence[PlannerConfig],
+    out: str | Path,
+    *,
+    time_limit: float = 180.0,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    workers: int | None = None,
+    replicates: int = 1,
+    experiment_id: str | None = None,
+    keep_dir: str | Path | None = None,
+    crosscheck: bool = False,
+    progress: bool = True,
+    stream: TextIO | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> BatchSummary:
+    """Run every (configuration, task, replicate) not yet recorded in
+    ``out`` and append one record each. Returns a summary; on Ctrl-C the
+    summary says ``interrupted`` (no exception)."""
+    fd_driver()  # fail before starting anything when Fast Downward is missing
+    out = Path(out)
+    workers = workers or default_workers()
+    summary = BatchSummary(out=out, workers=workers)
+    started = time.monotonic()
+    summary.load_before = os.getloadavg()
+    with RecordWriter(out) as writer:
+        summary.repaired_bytes = writer.repaired
+        existing = read_records(out).records
+        _check_compatible(existing, time_limit, memory_mb, out)
+        done = {record_key(r) for r in existing}
+        todo, summary.skipped = plan_jobs(tasks, configs, replicates, done)
+        summary.total = len(todo) + summary.skipped
+        env = environment()
+        bar = Progress(summary.total, summary.skipped, stream=stream, enabled=progress)
+        cancel = threading.Event()
+        pending = iter(todo)
+        running: dict[cf.Future[Any], Job] = {}
+        pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fd")
+
+        def fill() -> None:
+            while len(running) < workers and not cancel.is_set():
+                job = next(pending, None)
+                if job is None:
+                    return
+                fut = pool.submit(
+                    _run_job, job, time_limit=time_limit, memory_mb=memory_mb,
+                    keep_dir=Path(keep_dir) if keep_dir else None, crosscheck=crosscheck, cancel=cancel,
+                )
+                running[fut] = job
+
+        try:
+            with _sigterm_as_interrupt():
+                fill()
+                while running:
+                    finished, _ = cf.wait(running, timeout=1.0, return_when=cf.FIRST_COMPLETED)
+                    for fut in finished:
+                        job = running.pop(fut)
+                        result, started_at, cross, extra = fut.result()
+                        if result.outcome is Outcome.INTERRUPTED:
+                            continue
+                        extra["workers"] = workers
+                        record = make_record(
+                            result, job.task, replicate=job.replicate, started_at=started_at, env=env,
+                            experiment_id=experiment_id, crosscheck=cross, extra=extra,
+                        )
+                        writer.write(record)
+                        summary.written += 1
+                        summary.outcomes[record["planner"]["outcome"]] += 1
+                        bar.update(job, record)
+                        if on_record is not None:
+                            on_record(record)
+                    fill()
+                    bar.tick()
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        finally:
+            cancel.set()  # running planners are killed by their workers
+            pool.shutdown(wait=True, cancel_futures=True)
+            bar.close()
+    summary.wall_s = time.monotonic() - started
+    summary.load_after = os.getloadavg()
+    return summary

@@ -1,0 +1,520 @@
+"""Fast Downward (PyPI ``up-fast-downward``) run as a subprocess, the careful way.
+
+One run = one call of :func:`run_fd`:
+
+* the task is first loaded by our engine (a malformed task is an input
+  error with ``file:line:col``, and the planner is not started);
+* Fast Downward runs in its own temporary directory (``--plan-file`` and
+  ``--sas-file`` are absolute paths inside it) and in a new session, hence a
+  new process group that holds the driver, the translator and the search;
+* the budget is **wall-clock** time, enforced here: at the deadline the whole
+  process group gets SIGKILL. FD's own ``--overall-time-limit`` limits *CPU*
+  seconds; it is set one second above the budget, so it is only a backstop
+  (it also bounds a planner orphaned by a SIGKILL of this process);
+* memory is limited with ``--overall-memory-limit`` (address space);
+* every plan file (``sas_plan``, or ``sas_plan.1``, ``.2``, ... for anytime
+  configurations) is kept with the time it was completed (its mtime relative
+  to the launch). A file without FD's final ``; cost = N (...)`` line was cut
+  off mid-write and does not count. The result is the last complete plan
+  written before the deadline;
+* every plan found is validated by our validator; the returned one must be
+  valid, or the run is a planner error;
+* the exit code maps to an :class:`~.outcomes.Outcome`.
+
+Nothing of Fast Downward is imported: it is GPL and stays a subprocess.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib.metadata
+import importlib.util
+import math
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pypddlengine.errors import PDDLError
+from pypddlengine.lifted import LiftedTask
+from pypddlengine.loading import load_task
+from pypddlengine.syntax import parse_plan
+from pypddlengine.validate import validate_plan
+
+from .outcomes import Outcome, classify_returncode, describe_returncode
+
+__all__ = [
+    "CONFIGS",
+    "DEFAULT_MEMORY_MB",
+    "FDResult",
+    "FoundPlan",
+    "PlannerConfig",
+    "PlannerUnavailable",
+    "fd_driver",
+    "fd_version",
+    "known_aliases",
+    "resolve_config",
+    "run_fd",
+]
+
+DEFAULT_MEMORY_MB = 4096
+POLL_S = 0.02
+LOG_TAIL_LINES = 25
+_COST_LINE = re.compile(r"^; cost = (\d+) \((unit|general) cost\)\s*$")
+_PLAN_FILE = re.compile(r"^sas_plan(?:\.(\d+))?$")
+
+
+class PlannerUnavailable(RuntimeError):
+    """Fast Downward (``up-fast-downward``) is not installed."""
+
+
+@functools.cache
+def fd_driver() -> Path:
+    """The path of ``fast-downward.py`` inside the installed wheel.
+
+    Found with ``find_spec``: importing ``up_fast_downward`` would import
+    unified-planning (seconds), and we only need a file path."""
+    spec = importlib.util.find_spec("up_fast_downward")
+    if spec is None or not spec.submodule_search_locations:
+        raise PlannerUnavailable(
+            "Fast Downward is not installed; install it with: pip install up-fast-downward "
+            "(or pip install 'pypddlengine[planners]')"
+        )
+    driver = Path(next(iter(spec.submodule_search_locations))) / "downward" / "fast-downward.py"
+    if not driver.is_file():
+        raise PlannerUnavailable(f"up-fast-downward is installed but {driver} is missing")
+    return driver
+
+
+def fd_version() -> str:
+    try:
+        return importlib.metadata.version("up-fast-downward")
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+@functools.cache
+def known_aliases() -> tuple[str, ...]:
+    """The aliases this Fast Downward knows (``--show-aliases``)."""
+    out = subprocess.run(
+        [sys.executable, str(fd_driver()), "--show-aliases"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    return tuple(line.strip() for line in out.stdout.splitlines() if line.strip())
+
+
+# ----------------------------------------------------------------------------- configurations
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    """A Fast Downward configuration: an ``--alias`` or search options.
+
+    ``name`` names the method in records (``fd-<name>``): the alias itself,
+    or ``search-<8 hex digits of the options' sha256>``."""
+
+    name: str
+    alias: str | None = None
+    search_args: tuple[str, ...] = ()
+
+    @property
+    def method(self) -> str:
+        return f"fd-{self.name}"
+
+    @property
+    def search(self) -> str | None:
+        return shlex.join(self.search_args) if self.search_args else None
+
+
+CONFIGS: dict[str, PlannerConfig] = {
+    "lama-first": PlannerConfig("lama-first", alias="lama-first"),
+    "seq-sat-lama-2011": PlannerConfig("seq-sat-lama-2011", alias="seq-sat-lama-2011"),
+}
+
+_ALIAS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def resolve_config(spec: str, *, check_alias: bool = True) -> PlannerConfig:
+    """A configuration from its command-line spelling.
+
+    * ``lama-first``, ``seq-sat-lama-2011`` or any other alias name
+      (``seq-opt-lmcut``), optionally written ``--alias NAME``;
+    * search options, written as Fast Downward takes them after the input
+      files: ``--search "astar(lmcut())"`` or
+      ``--evaluator "h=ff()" --search "lazy_greedy([h], preferred=[h])"``;
+      a bare ``astar(lmcut())`` means ``--search astar(lmcut())``.
+    """
+    text = spec.strip()
+    if not text:
+        raise ValueError("empty planner configuration")
+    if text in CONFIGS:
+        return CONFIGS[text]
+    words = shlex.split(text)
+    if words[0] == "--alias":
+        if len(words) != 2:
+            raise ValueError(f"'--alias' takes one name, got: {spec}")
+        text = words[1]
+        if text in CONFIGS:
+            return CONFIGS[text]
+    elif words[0].startswith("--") or "(" in text:
+        args = tuple(words) if words[0].startswith("--") else ("--search", text)
+        if "--search" not in args:
+            raise ValueError(f"search options must include --search: {spec}")
+        digest = hashlib.sha256(shlex.join(args).encode()).hexdigest()[:8]
+        return PlannerConfig(f"search-{digest}", search_args=args)
+    if not _ALIAS_NAME.match(text):
+        raise ValueError(f"not an alias name or search options: {spec}")
+    if check_alias:
+        aliases = known_aliases()
+        if aliases and text not in aliases:
+            raise ValueError(f"unknown Fast Downward alias '{text}'; known aliases: {', '.join(aliases)}")
+    return PlannerConfig(text, alias=text)
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class FoundPlan:
+    """One plan file. ``time_s``: seconds from launch until the file was
+    completed; ``complete``: it ends with FD's cost line; ``valid``: our
+    validator's verdict (``None`` for an incomplete file)."""
+
+    file: str
+    time_s: float
+    steps: tuple[str, ...]
+    complete: bool
+    before_deadline: bool
+    cost: int | None = None
+    valid: bool | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "time_s": round(self.time_s, 3),
+            "length": len(self.steps),
+            "cost": self.cost,
+            "complete": self.complete,
+            "before_deadline": self.before_deadline,
+            "valid": self.valid,
+        }
+
+
+@dataclass
+class FDResult:
+    """The result of one run. ``plan`` is the returned plan (``None`` unless
+    a valid plan was found before the deadline, or an invalid one was
+    returned by the planner: then ``plan_valid`` is ``False``)."""
+
+    outcome: Outcome
+    detail: str
+    config: PlannerConfig
+    time_limit: float
+    memory_mb: int
+    wall_s: float = 0.0
+    returncode: int | None = None
+    killed: bool = False
+    plans: list[FoundPlan] = field(default_factory=list)
+    plan: tuple[str, ...] | None = None
+    plan_valid: bool | None = None
+    validation: str = ""
+    log_tail: str = ""
+    workdir: str | None = None
+    command: list[str] = field(default_factory=list)
+    group_cleaned: bool | None = None  # no process of the planner's group was left
+    pgid: int | None = None  # the planner's process group (its driver's pid)
+
+    @property
+    def solved(self) -> bool:
+        return self.outcome is Outcome.SOLVED
+
+    @property
+    def plan_length(self) -> int | None:
+        return None if self.plan is None else len(self.plan)
+
+    @property
+    def last_plan_s(self) -> float | None:
+        chosen = [p for p in self.plans if p.steps == self.plan and p.complete and p.before_deadline]
+        return round(chosen[-1].time_s, 3) if chosen and self.plan is not None else None
+
+    def plan_text(self) -> str:
+        """The returned plan in IPC format (one action a line, then the cost)."""
+        if self.plan is None:
+            return ""
+        return "".join(f"{s}\n" for s in self.plan) + f"; cost = {len(self.plan)} (unit cost)\n"
+
+    def summary(self) -> str:
+        """One line for people: outcome, plan length, times, configuration."""
+        parts = [f"{self.config.method}: {self.outcome.value}"]
+        if self.plan is not None:
+            parts.append(f"plan length {len(self.plan)}" + ("" if self.plan_valid else " (INVALID)"))
+        if self.last_plan_s is not None:
+            parts.append(f"plan at {self.last_plan_s:.2f}s")
+        complete = [p for p in self.plans if p.complete]
+        if len(complete) > 1:
+            parts.append(f"{len(complete)} plans")
+        parts.append(f"wall {self.wall_s:.2f}s of {self.time_limit:g}s")
+        parts.append(self.detail)
+        return "; ".join(parts)
+
+
+# ----------------------------------------------------------------------------- process control
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def group_processes(pgid: int) -> list[tuple[int, str]]:
+    """``(pid, state)`` of the live processes in process group ``pgid``
+    (zombies excluded: they have exited and only wait to be reaped, which an
+    orphan's new parent does in its own time). Reads ``/proc``; where there is
+    no ``/proc``, reports the group as one process of unknown state while
+    ``killpg(pgid, 0)`` still succeeds."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return []
+        return [(pgid, "?")]
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            found.append((int(entry.name), fields[0]))
+    return found
+
+
+def _group_gone(pgid: int, wait_s: float = 15.0) -> bool:
+    """Whether no live process of the group remains (waits a little for the
+    kernel to tear killed processes down)."""
+    end = time.monotonic() + wait_s
+    while group_processes(pgid):
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child has exited, without reaping it (so its pid, which is
+    the group id, cannot be reused while we still signal the group)."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None and info.si_pid == pid
+
+
+class _Run:
+    """One launched planner: waits for it under the deadline and cleans up."""
+
+    def __init__(self, cmd: list[str], workdir: Path, log_path: Path) -> None:
+        self.log = open(log_path, "wb")  # noqa: SIM115  (closed in close())
+        self.start_epoch = time.time()
+        self.start = time.monotonic()
+        self.proc = subprocess.Popen(
+            cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.pgid = self.proc.pid  # setsid makes the child a group leader
+        self.end: float | None = None
+        self.cleaned = False
+
+    def wait(self, time_limit: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+        """Wait until exit, deadline or cancel; returns ``(killed at the
+        deadline, interrupted)``. Leaves no process of the group behind."""
+        deadline = self.start + time_limit
+        killed = interrupted = False
+        try:
+            while not _exited(self.proc.pid):
+                now = time.monotonic()
+                if now >= deadline:
+                    killed = True
+                    break
+                if cancel is not None and cancel.is_set():
+                    interrupted = True
+                    break
+                time.sleep(min(POLL_S, max(deadline - now, 0.0)))
+            self.end = time.monotonic()
+        finally:  # also on KeyboardInterrupt: never leave the planner running
+            self.close()
+        return killed, interrupted
+
+    def close(self) -> None:
+        _kill_group(self.pgid)
+        self.proc.wait()
+        self.cleaned = _group_gone(self.pgid)
+        if self.end is None:
+            self.end = time.monotonic()
+        self.log.close()
+
+
+# ----------------------------------------------------------------------------- plans
+
+
+def _read_plans(workdir: Path, start_epoch: float, time_limit: float, lifted: LiftedTask) -> list[FoundPlan]:
+    files = []
+    for path in workdir.iterdir():
+        m = _PLAN_FILE.match(path.name)
+        if m:
+            files.append((int(m.group(1) or 0), path))
+    plans = []
+    for _, path in sorted(files):
+        text = path.read_text(errors="replace")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        cost_match = _COST_LINE.match(lines[-1]) if lines else None
+        steps = tuple(ln for ln in lines if not ln.startswith(";"))
+        time_s = max(path.stat().st_mtime - start_epoch, 0.0)
+        valid: bool | None = None
+        message = "incomplete plan file (no cost line)"
+        if cost_match:
+            try:
+                report = validate_plan(lifted, parse_plan(text, filename=path.name))
+                valid, message = report.valid, report.summary()
+            except PDDLError as err:
+                valid, message = False, f"unreadable plan: {err.message}"
+        plans.append(
+            FoundPlan(
+                file=path.name,
+                time_s=time_s,
+                steps=steps,
+                complete=cost_match is not None,
+                before_deadline=time_s <= time_limit,
+                cost=int(cost_match.group(1)) if cost_match else None,
+                valid=valid,
+                message=message,
+            )
+        )
+    return plans
+
+
+def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    try:
+        data = path.read_bytes()[-20000:].decode(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(data.splitlines()[-lines:])
+
+
+# ----------------------------------------------------------------------------- the runner
+
+
+def build_command(
+    config: PlannerConfig, domain: Path, problem: Path, workdir: Path, time_limit: float, memory_mb: int
+) -> list[str]:
+    cpu_limit = max(1, math.ceil(time_limit)) + 1  # a backstop only: our wall clock decides
+    cmd = [
+        sys.executable, str(fd_driver()),
+        "--overall-time-limit", f"{cpu_limit}s",
+        "--overall-memory-limit", f"{memory_mb}M",
+        "--plan-file", str(workdir / "sas_plan"),
+        "--sas-file", str(workdir / "output.sas"),
+    ]
+    if config.alias:
+        cmd += ["--alias", config.alias]
+    cmd += [str(domain), str(problem)]
+    cmd += list(config.search_args)
+    return cmd
+
+
+def run_fd(
+    domain: str | os.PathLike[str],
+    problem: str | os.PathLike[str],
+    config: PlannerConfig | str = "lama-first",
+    *,
+    time_limit: float = 180.0,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    workdir: str | os.PathLike[str] | None = None,
+    cancel: threading.Event | None = None,
+    lifted: LiftedTask | None = None,
+) -> FDResult:
+    """Run Fast Downward on one task under a wall-clock budget (see the
+    module docstring). ``workdir``: keep the run's files there (log, plans)
+    instead of in a temporary directory that is removed. ``cancel``: set it
+    from another thread to stop the run (outcome ``interrupted``)."""
+    if isinstance(config, str):
+        config = resolve_config(config)
+    if time_limit <= 0:
+        raise ValueError("the time limit must be positive")
+    if memory_mb <= 0:
+        raise ValueError("the memory limit must be positive")
+    result = FDResult(Outcome.INPUT_ERROR, "", config, float(time_limit), int(memory_mb))
+    domain_path, problem_path = Path(domain).resolve(), Path(problem).resolve()
+    if lifted is None:
+        try:
+            lifted = load_task(domain_path, problem_path)
+        except PDDLError as err:
+            result.detail = str(err).splitlines()[0] if str(err) else err.message
+            result.log_tail = str(err)
+            return result
+    keep = workdir is not None
+    run_dir = Path(workdir) if keep else Path(tempfile.mkdtemp(prefix="pypddl-fd-"))  # type: ignore[arg-type]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for stale in run_dir.iterdir():  # a kept directory reused by a re-run
+        if _PLAN_FILE.match(stale.name) or stale.name in ("output.sas", "fd.log"):
+            stale.unlink()
+    result.command = build_command(config, domain_path, problem_path, run_dir, time_limit, memory_mb)
+    log_path = run_dir / "fd.log"
+    try:
+        run = _Run(result.command, run_dir, log_path)
+        killed, interrupted = run.wait(time_limit, cancel)
+        result.wall_s = round((run.end or time.monotonic()) - run.start, 3)
+        result.returncode = run.proc.returncode
+        result.killed = killed
+        result.group_cleaned = run.cleaned
+        result.pgid = run.pgid
+        result.plans = _read_plans(run_dir, run.start_epoch, time_limit, lifted)
+        result.log_tail = _tail(log_path)
+        if interrupted:
+            result.outcome, result.detail = Outcome.INTERRUPTED, "stopped by the user"
+            return result
+        _decide(result)
+        return result
+    finally:
+        if keep:
+            result.workdir = str(run_dir)
+        else:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _decide(result: FDResult) -> None:
+    """Set outcome, detail and the returned plan from plans and exit code."""
+    usable = [p for p in result.plans if p.complete and p.before_deadline]
+    late = [p for p in result.plans if p.complete and not p.before_deadline]
+    code = describe_returncode(result.returncode)
+    if usable:
+        chosen = usable[-1]
+        result.plan, result.plan_valid, result.validation = chosen.steps, chosen.valid, chosen.message
+        if chosen.valid:
+            result.outcome = Outcome.SOLVED
+            how = "stopped at the deadline" if result.killed else code
+            n = len(usable)
+            result.detail = f"{n} plan{'s' if n > 1 else ''} found; {how}"
+        else:
+            result.outcome = Outcome.PLANNER_ERROR
+            result.detail = f"the planner's plan is invalid: {chosen.message}"
+        return
+    result.outcome, result.detail = classify_returncode(result.returncode, killed_at_deadline=result.killed)
+    if late:
+        result.detail += f" ({len(late)} plan(s) completed after the deadline, ignored)"
+    elif any(not p.complete for p in result.plans):
+        result.detail += " (an incomplete plan file was ignored)"
+
