@@ -30,6 +30,7 @@ isolate the engine.
 
 
 import argparse
+import itertools
 import os
 import random
 import socket
@@ -62,8 +63,8 @@ def blocksworld(blocks: int, seed: int = 1) -> str:
     init = ["(handempty)"]
     for tower in towers():
         init += [f"(ontable {tower[0]})", f"(clear {tower[-1]})"]
-        init += [f"(on {up} {down})" for down, up in zip(tower, tower[1:])]
-    goal = [f"(on {up} {down})" for tower in towers() for down, up in zip(tower, tower[1:])]
+        init += [f"(on {up} {down})" for down, up in itertools.pairwise(tower)]
+    goal = [f"(on {up} {down})" for tower in towers() for down, up in itertools.pairwise(tower)]
     return (f"(define (problem bw-{blocks}) (:domain blocksworld)\n (:objects {' '.join(names)} - block)\n"
             f" (:init {' '.join(init)})\n (:goal (and {' '.join(goal)})))\n")
 

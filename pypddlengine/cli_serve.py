@@ -14,6 +14,7 @@ tools do not return.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import json
@@ -22,7 +23,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -74,7 +75,7 @@ def serve(
       pypddl serve --http --port 8000       # http://127.0.0.1:8000/mcp
       pypddl serve --feedback heuristic     # h_FF distance after each step
     """
-    from .mcp_server import run_server
+    from .mcp_server import LogLevel, run_server
 
     options: dict[str, Any] = {
         "feedback": feedback,
@@ -88,10 +89,12 @@ def serve(
         options["allow_files"] = allow_files
     if use_http:
         click.echo(f"pypddl MCP server on http://{host}:{port}/mcp (Ctrl-C to stop)", err=True)
-    try:
-        run_server("streamable-http" if use_http else "stdio", host=host, port=port, log_level=log_level, **options)
-    except KeyboardInterrupt:  # pragma: no cover - interactive
-        pass
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            click.echo(f"warning: {host} is not loopback and the server has no authentication: anyone who can "
+                       "reach this port can open sessions", err=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        run_server("streamable-http" if use_http else "stdio", host=host, port=port,
+                   log_level=cast(LogLevel, log_level), **options)
 
 
 # ----------------------------------------------------------------------------- the scripted agent
@@ -292,7 +295,7 @@ async def _demo(call: Call, task: str, feedback: str, out: Callable[[str], None]
     if found is None:
         out("  no plan found")
     else:
-        for i, (action, h) in enumerate(zip(*found), start=1):
+        for i, (action, h) in enumerate(zip(*found, strict=True), start=1):
             out(f"  step {i:>3}  {action:<28} h_ff {h:g}")
     verdict = await narrate("validate_complete_plan", "session_id  # no plan: the session's history", session_id=sid)
     out(f"  {verdict['summary']}")

@@ -100,6 +100,7 @@ class Counters(_Model):
     resets: int
     undos: int = Field(description="actions undone by undo_last_action")
     attempts_left: int = Field(description="execute attempts left before STEP_LIMIT")
+    tool_calls: int = Field(description="calls of any tool on this session, this one included")
 
 
 class ActionSchemaView(_Model):

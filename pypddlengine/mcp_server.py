@@ -265,6 +265,7 @@ class SessionEntry:
     last_used: float
     threaded: bool
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tool_calls: int = 0
     steps_executed: int = 0
     failed_attempts: int = 0
     resets: int = 0
@@ -287,6 +288,7 @@ class SessionEntry:
             resets=self.resets,
             undos=self.undos,
             attempts_left=self.attempts_left,
+            tool_calls=self.tool_calls,
         )
 
 
@@ -300,6 +302,7 @@ class SessionStore:
         self._sessions: dict[str, SessionEntry] = {}
         self._gone: OrderedDict[str, str] = OrderedDict()  # recently closed/expired id -> code
         self._pending = 0
+        self._last_sweep = clock()
         self._lock = threading.Lock()
         self._grounding = threading.BoundedSemaphore(options.max_concurrent_initialise)
 
@@ -336,15 +339,19 @@ class SessionStore:
             self._sessions[entry.session_id] = entry
 
     def new_id(self) -> str:
-        while True:
-            sid = secrets.token_hex(12)
-            if sid not in self._sessions and sid not in self._gone:
-                return sid
+        """96 random bits as 24 hex digits (unguessable, easy to copy)."""
+        with self._lock:
+            while True:
+                sid = secrets.token_hex(12)
+                if sid not in self._sessions and sid not in self._gone:
+                    return sid
 
     def get(self, session_id: str) -> SessionEntry:
         sid = session_id.strip().strip("'\"` ")
         now = self.clock()
         with self._lock:
+            if now - self._last_sweep > 10.0:  # free idle sessions even if nobody lists or opens any
+                self._sweep_locked()
             entry = self._sessions.get(sid)
             if entry is not None and now - entry.last_used > self.options.idle_timeout:
                 self._forget_locked(sid, SESSION_EXPIRED)
@@ -352,6 +359,7 @@ class SessionStore:
             if entry is None:
                 raise self._missing(sid)
             entry.last_used = now
+            entry.tool_calls += 1
             return entry
 
     def close(self, session_id: str) -> SessionEntry:
@@ -385,20 +393,23 @@ class SessionStore:
 
     def _sweep_locked(self) -> None:
         now, idle = self.clock(), self.options.idle_timeout
+        self._last_sweep = now
         for sid in [s for s, e in self._sessions.items() if now - e.last_used > idle]:
             self._forget_locked(sid, SESSION_EXPIRED)
 
     # -------------------------------------------------------------- running session code
 
-    async def run(self, entry: SessionEntry, fn: Callable[[], T], *, thread: bool | None = None) -> T:
+    async def run(self, entry: SessionEntry, fn: Callable[[], T]) -> T:
         """Run ``fn`` under the session's lock: on the event loop for cheap
-        sessions, in a worker thread for sessions whose calls may be slow."""
+        sessions, in a worker thread for sessions whose calls may be slow
+        (a session is one or the other for life, so a lock held by a worker
+        thread never blocks the event loop)."""
 
         def locked() -> T:
             with entry.lock:
                 return fn()
 
-        if entry.threaded if thread is None else thread:
+        if entry.threaded:
             return await anyio.to_thread.run_sync(locked)
         return locked()
 
@@ -499,7 +510,8 @@ class View:
         level = session.feedback_level
         if level < FeedbackLevel.PROGRESS:
             return None
-        distance, dead, unreachable = None, False, ()
+        distance, dead = None, False
+        unreachable: tuple[str, ...] = ()
         notes: tuple[str, ...] = ()
         if level >= FeedbackLevel.HEURISTIC:
             ra = session.analysis()
@@ -595,7 +607,8 @@ def _one_input(
     if _looks_like_pddl(value):
         size = len(value.encode("utf-8", "surrogatepass"))
         if size > limit:
-            raise ToolFailure(ErrorCode.INPUT_TOO_LARGE, f"the {kind} is {size:,} bytes, more than the limit of {limit:,}")
+            raise ToolFailure(ErrorCode.INPUT_TOO_LARGE,
+                              f"the {kind} is {size:,} bytes, more than the limit of {limit:,}")
         return value, f"<{kind}>", "text"
     name = value.strip()
     if len(name) > 1024 or "\n" in name or "\x00" in name or not name:
@@ -697,13 +710,14 @@ class EngineServer(MCPServer):
     tool, an unexpected exception) are translated here, so a client never
     sees pydantic's multi-line report or a traceback."""
 
-    tool_parameters: dict[str, tuple[str, ...]] = {}
-    """Each tool's parameter names (for hints on misnamed arguments)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tool_parameters: dict[str, tuple[str, ...]] = {}
+        """Each tool's parameter names (for hints on misnamed arguments)."""
 
     def register(self, fn: Callable[..., Any], annotations: ToolAnnotations) -> None:
         self.add_tool(fn, annotations=annotations)
-        params = inspect.signature(fn).parameters
-        self.tool_parameters = {**self.tool_parameters, fn.__name__: tuple(params)}
+        self.tool_parameters[fn.__name__] = tuple(inspect.signature(fn).parameters)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -725,7 +739,8 @@ def _translate(server: "EngineServer", name: str, arguments: dict[str, Any], exc
         return exc
     if isinstance(cause, ToolFailure):
         return cause
-    if isinstance(exc, UnexpectedToolError) or cause is not None and not isinstance(cause, ValidationError | ToolError):
+    unexpected_cause = cause is not None and not isinstance(cause, ValidationError | ToolError)
+    if isinstance(exc, UnexpectedToolError) or unexpected_cause:
         return ToolFailure(INTERNAL_ERROR, f"{name} failed unexpectedly")
     if isinstance(cause, ValidationError):
         return _argument_failure(server, name, arguments, cause)
@@ -735,7 +750,9 @@ def _translate(server: "EngineServer", name: str, arguments: dict[str, Any], exc
     return ToolFailure(INVALID_ARGUMENT, _one_line(str(exc)))
 
 
-def _argument_failure(server: "EngineServer", name: str, arguments: dict[str, Any], err: ValidationError) -> ToolFailure:
+def _argument_failure(
+    server: "EngineServer", name: str, arguments: dict[str, Any], err: ValidationError
+) -> ToolFailure:
     known = set(server.tool_parameters.get(name, ()))
     problems = err.errors()
     first = problems[0]
@@ -858,6 +875,7 @@ def build_server(
                 max_steps=min(max_steps or opts.max_steps, opts.max_steps),
                 last_used=store.clock(),
                 threaded=level >= FeedbackLevel.HEURISTIC,
+                tool_calls=1,
                 goal_pos=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if not g.startswith("(not ")),
                 goal_neg=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if g.startswith("(not ")),
             )
@@ -925,8 +943,10 @@ def build_server(
         session_id: SessionId,
         offset: Annotated[int, Field(ge=0, description="index of the first action to return")] = 0,
         limit: Annotated[int | None, Field(ge=1, description="page size (clamped to the server's maximum)")] = None,
-        schema: Annotated[str | None, Field(max_length=200, description="only actions of this schema, e.g. 'stack'")] = None,
-        involving: Annotated[str | None, Field(max_length=200, description="only actions with this object as an argument")] = None,
+        schema: Annotated[str | None, Field(
+            max_length=200, description="only actions of this schema, e.g. 'stack'")] = None,
+        involving: Annotated[str | None, Field(
+            max_length=200, description="only actions with this object as an argument")] = None,
     ) -> Annotated[CallToolResult, m.ActionsPage]:
         """The actions applicable in the current state, sorted, one page at a time, with the total count and a
         count per schema."""
@@ -941,7 +961,8 @@ def build_server(
                 wanted = lifted.schema_index.get(schema.strip().lower())
                 if wanted is None:
                     names = ", ".join(sorted(sc.display for sc in lifted.schemas))
-                    raise ToolFailure(INVALID_ARGUMENT, f"no action schema '{_clip(schema)}'", f"the schemas are: {names}")
+                    raise ToolFailure(INVALID_ARGUMENT, f"no action schema '{_clip(schema)}'",
+                                      f"the schemas are: {names}")
                 actions = [a for a in actions if a.schema is wanted]
             if involving is not None:
                 oid = lifted.object_index.get(involving.strip().lower())
@@ -1117,7 +1138,7 @@ def build_server(
         def snapshot() -> list[Any]:
             return entry.session.plan() if steps is None else steps
 
-        given = await store.run(entry, snapshot, thread=False)
+        given = await store.run(entry, snapshot)
         report = await anyio.to_thread.run_sync(entry.session.validate, given)
         unsatisfied, more = view.goal_list(report.unsatisfied_goals)
         f = report.failure
@@ -1132,7 +1153,8 @@ def build_server(
                 unsatisfied_goals=unsatisfied,
                 more_unsatisfied=more,
                 failure=m.StepFailureView(
-                    step=f.step, action=f.action, code=f.code, message=f.message, unsatisfied=list(f.unsatisfied) or None
+                    step=f.step, action=f.action, code=f.code, message=f.message,
+                    unsatisfied=list(f.unsatisfied) or None,
                 ) if f else None,
                 summary=_verdict(report),
             )

@@ -3,6 +3,7 @@ state flattening, and the corpus paths (read in place, never copied)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import socket
 import subprocess
@@ -56,9 +57,9 @@ def bw_problem(blocks: int, *, flat: bool = False) -> str:
     if flat:
         init = [f"(ontable {x})" for x in names] + [f"(clear {x})" for x in names] + ["(handempty)"]
     else:
-        init = [f"(on {x} {y})" for x, y in zip(names, names[1:])] + [f"(ontable {names[-1]})", "(clear b1)",
+        init = [f"(on {x} {y})" for x, y in itertools.pairwise(names)] + [f"(ontable {names[-1]})", "(clear b1)",
                                                                       "(handempty)"]
-    goal = [f"(on {y} {x})" for x, y in zip(names, names[1:])]
+    goal = [f"(on {y} {x})" for x, y in itertools.pairwise(names)]
     return (f"(define (problem bw{blocks}) (:domain bw)\n (:objects {' '.join(names)} - block)\n"
             f" (:init {' '.join(init)})\n (:goal (and {' '.join(goal)})))\n")
 PAPER_TOOLS = (

@@ -241,5 +241,5 @@ async def test_undo_reset_and_history_match_the_engine(tools: Tools) -> None:
     engine.reset()
     assert reset["discarded_steps"] == 2 and flatten(reset["state"]) == engine.state_atoms(include_static=False)
     assert reset["counters"] == {"steps_executed": 4, "failed_attempts": 0, "resets": 1, "undos": 2,
-                                 "attempts_left": 10_000 - 4}
+                                 "attempts_left": 10_000 - 4, "tool_calls": 8}
     assert (await tools.ok("undo_last_action", session_id=sid))["undone"] == []

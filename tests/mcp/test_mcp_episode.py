@@ -90,6 +90,7 @@ async def test_whole_episode_matches_the_engine(transport: str, corpus, server, 
         assert history["counters"] == {
             "steps_executed": len(plan), "failed_attempts": 1, "resets": 0, "undos": 0,
             "attempts_left": summary["max_steps"] - len(plan) - 1,
+            "tool_calls": 10 + len(plan),  # every call on this session so far, this one included
         }
         closed = await tools.ok("close_session", session_id=sid)
         assert closed["closed"] and closed["goal_reached"] and closed["plan_length"] == len(plan)

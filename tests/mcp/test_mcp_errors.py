@@ -15,7 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
-from mcp_support import BW3, BW3_PROBLEM, BW_DOMAIN, TRACEBACK_MARKERS, Tools, check_error_format, http_server, stdio_params
+from mcp_support import (
+    BW3,
+    BW3_PROBLEM,
+    BW_DOMAIN,
+    TRACEBACK_MARKERS,
+    Tools,
+    check_error_format,
+    http_server,
+    stdio_params,
+)
 
 from pypddlengine.mcp_server import ERROR_CODES, build_server
 from pypddlengine.session import Session
@@ -101,6 +110,7 @@ async def test_bad_call_is_a_tool_error_and_the_session_survives(tools: Tools, t
     assert reply.data["error"]["tool"] == tool
     state2, history2, counters2 = await _snapshot(tools, sid)
     assert (state2, history2) == (state, history)
+    assert counters2.pop("tool_calls") >= counters.pop("tool_calls") + 2
     expected = dict(counters, failed_attempts=counters["failed_attempts"] + counts,
                     attempts_left=counters["attempts_left"] - counts)
     assert counters2 == expected

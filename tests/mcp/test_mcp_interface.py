@@ -14,7 +14,7 @@ from mcp_support import BW_DOMAIN, PAPER_TOOLS, Tools, bw_problem, serve_command
 
 from pypddlengine.bundled import bundled_root, bundled_task, bundled_tasks
 from pypddlengine.cli import main
-from pypddlengine.mcp_server import build_server, run_server
+from pypddlengine.mcp_server import run_server
 
 pytestmark = pytest.mark.anyio
 

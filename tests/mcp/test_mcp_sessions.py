@@ -169,6 +169,20 @@ async def test_idle_sessions_expire() -> None:
         assert (await tools.error("execute_single_action", session_id=b, action="(pick-up b)")).code == "SESSION_EXPIRED"
 
 
+async def test_idle_sessions_are_freed_by_calls_on_other_sessions() -> None:
+    now = [0.0]
+    server = build_server(idle_timeout=60, clock=lambda: now[0])
+    async with Client(server) as client:
+        tools = Tools(client)
+        idle = (await tools.ok("initialise_session", **BW3))["session_id"]
+        busy = (await tools.ok("initialise_session", **BW3))["session_id"]
+        for _ in range(10):
+            now[0] += 15
+            await tools.ok("query_current_state", session_id=busy)
+        assert len(server.store) == 1  # freed without any list_sessions or initialise_session
+        assert (await tools.error("query_current_state", session_id=idle)).code == "SESSION_EXPIRED"
+
+
 @pytest.mark.parametrize(
     ("overrides", "arguments", "code"),
     [
