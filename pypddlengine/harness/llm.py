@@ -115,6 +115,7 @@ class ModelCaller:
     retries: int = 0
     contaminated: bool = False
     _sent: int = 0
+    _hasher: Any = None
 
     async def __call__(self, conversation: list[Msg], tools: list[ToolSpec], *, fresh: bool = False) -> Turn:
         """The model's next turn. ``fresh``: the conversation starts anew
@@ -162,19 +163,15 @@ class ModelCaller:
         self.trace.event("llm_call", request=request, error=err.to_dict())
 
     def _request_digest(self, conversation: list[Msg], tools: list[ToolSpec], fresh: bool) -> dict[str, Any]:
-        msgs = [m.to_dict() for m in conversation]
-        if fresh:
+        """The request's SHA-256 and the messages new since the last call.
+        The hash is extended message by message (a conversation only grows
+        between calls), so its cost stays linear in the run's length."""
+        if fresh or self._hasher is None or len(conversation) < self._sent:
+            head = {"tools": [t.to_dict() for t in tools], "params": self.params.to_dict()}
+            self._hasher = hashlib.sha256(json.dumps(head, sort_keys=True, ensure_ascii=False).encode())
             self._sent = 0
-        blob = json.dumps(
-            {"messages": msgs, "tools": [t.to_dict() for t in tools], "params": self.params.to_dict()},
-            sort_keys=True,
-            ensure_ascii=False,
-        )
-        new = msgs[self._sent :]
-        digest = {
-            "sha256": hashlib.sha256(blob.encode()).hexdigest(),
-            "n_messages": len(msgs),
-            "new_messages": new,
-        }
-        self._sent = len(msgs)
-        return digest
+        new = [m.to_dict() for m in conversation[self._sent :]]
+        for message in new:
+            self._hasher.update(json.dumps(message, sort_keys=True, ensure_ascii=False).encode())
+        self._sent = len(conversation)
+        return {"sha256": self._hasher.hexdigest(), "n_messages": len(conversation), "new_messages": new}

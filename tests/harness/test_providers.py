@@ -173,3 +173,21 @@ def test_real_providers_refuse_to_start_without_a_key(name: str, var: str, monke
     monkeypatch.setenv("MY_KEY", "")
     with pytest.raises(ProviderError):
         create_provider(name, "m", api_key_env="MY_KEY")
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai"])
+async def test_requests_bypass_the_typed_create_methods(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies are posted as built: the SDKs' create() re-walks the whole
+    conversation on every call (quadratic in a run, charged to its budget)."""
+    import anthropic.resources.messages.messages as amsg
+    import openai.resources.chat.completions.completions as ochat
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("create() was called")
+
+    monkeypatch.setattr(amsg.AsyncMessages, "create", refuse)
+    monkeypatch.setattr(ochat.AsyncCompletions, "create", refuse)
+    with FakeModelServer([Reply(text="hi")]) as server:
+        turn = await complete(server, name, CONVERSATION, TOOLS, CallParams("m", temperature=0.3))
+        assert server.requests[0].body["temperature"] == 0.3
+    assert turn.text == "hi"

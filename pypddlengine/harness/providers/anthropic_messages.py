@@ -89,15 +89,15 @@ class AnthropicProvider(SDKProvider):
     """Messages API adapter."""
 
     name = "anthropic"
-    SDK_KEYWORDS = frozenset({"model", "max_tokens", "messages", "system", "tools", "tool_choice", "stop_sequences",
-                              "metadata"})
+    PATH = "/v1/messages"
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "ANTHROPIC_API_KEY") -> None:
         import anthropic  # lazy: an optional dependency
+        from anthropic.types import Message
 
         client = anthropic.AsyncAnthropic(api_key=require_key(api_key_env, "anthropic"), base_url=base_url,
                                           max_retries=0)
-        super().__init__(model, base_url, anthropic, client)
+        super().__init__(model, base_url, anthropic, client, Message)
 
     def request_body(self, conversation: list[Msg], tools: list[ToolSpec], params: CallParams) -> dict[str, Any]:
         system, messages = to_anthropic_messages(conversation)
@@ -111,9 +111,6 @@ class AnthropicProvider(SDKProvider):
             body["tool_choice"] = {"type": "auto", "disable_parallel_tool_use": not params.parallel_tools}
         body.update(params.extra)
         return body
-
-    def endpoint(self) -> Any:
-        return self._client.messages.create
 
     def parse(self, data: dict[str, Any]) -> Turn:
         return parse_anthropic_message(data)

@@ -125,25 +125,31 @@ class SDKProvider:
     harness retries itself, logs every retry and never passes the budget),
     the call with the remaining budget as its timeout, error mapping, and
     parsing the reply from its JSON form (robust to what compatible servers
-    send). Subclasses give the SDK module, the request body, the SDK method
-    and the parser."""
+    send).
+
+    The request body is built here in the API's wire format and posted with
+    the SDK client's ``post`` (its documented way to send a request as is):
+    the SDKs' typed ``create`` methods re-walk every message of the
+    conversation on every call, which grows with the square of an agentic
+    run's length and would be charged to the model's budget, and their
+    signatures drop keywords the API still takes (anthropic>=1 removed
+    ``temperature``). Transport, authentication, timeouts and error types are
+    the SDK's own."""
 
     name = "sdk"
-    SDK_KEYWORDS: frozenset[str] = frozenset()
+    PATH = ""
 
-    def __init__(self, model: str, base_url: str | None, sdk: Any, client: Any) -> None:
+    def __init__(self, model: str, base_url: str | None, sdk: Any, client: Any, response_type: Any) -> None:
         self.model = model
         self.base_url = base_url
         self._sdk = sdk
         self._client = client
+        self._response_type = response_type
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.name, "model": self.model, "base_url": self.base_url, "sdk": self._sdk.__version__}
 
     def request_body(self, conversation: list[Msg], tools: list[ToolSpec], params: CallParams) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def endpoint(self) -> Any:
         raise NotImplementedError
 
     def parse(self, data: dict[str, Any]) -> Turn:
@@ -153,12 +159,10 @@ class SDKProvider:
         self, conversation: list[Msg], tools: list[ToolSpec], params: CallParams, timeout_s: float
     ) -> Turn:
         body = self.request_body(conversation, tools, params)
-        # keywords the SDK's signature lacks (anthropic>=1 dropped temperature,
-        # for one) go in extra_body: the JSON sent is the same
-        extra_body = {k: body.pop(k) for k in list(body) if k not in self.SDK_KEYWORDS}
         started = time.monotonic()
         try:
-            reply = await self.endpoint()(**body, extra_body=extra_body or None, timeout=max(timeout_s, 0.001))
+            reply = await self._client.post(self.PATH, cast_to=self._response_type, body=body,
+                                            options={"timeout": max(timeout_s, 0.001)})
         except self._sdk.APIError as err:
             raise classify_sdk_error(err, self._sdk) from err
         turn = self.parse(reply.model_dump(warnings=False))

@@ -87,8 +87,7 @@ class OpenAIChatProvider(SDKProvider):
     """Chat Completions adapter."""
 
     name = "openai"
-    SDK_KEYWORDS = frozenset({"model", "messages", "tools", "tool_choice", "parallel_tool_calls", "temperature",
-                              "max_tokens", "max_completion_tokens"})
+    PATH = "/chat/completions"
 
     def __init__(
         self,
@@ -99,12 +98,13 @@ class OpenAIChatProvider(SDKProvider):
         max_tokens_field: str | None = None,
     ) -> None:
         import openai  # lazy: an optional dependency
+        from openai.types.chat import ChatCompletion
 
         # OpenAI's own reasoning models want max_completion_tokens; most
         # compatible servers know only max_tokens
         self.max_tokens_field = max_tokens_field or ("max_tokens" if base_url else "max_completion_tokens")
         client = openai.AsyncOpenAI(api_key=require_key(api_key_env, "openai"), base_url=base_url, max_retries=0)
-        super().__init__(model, base_url, openai, client)
+        super().__init__(model, base_url, openai, client, ChatCompletion)
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "max_tokens_field": self.max_tokens_field}
@@ -123,9 +123,6 @@ class OpenAIChatProvider(SDKProvider):
             body["parallel_tool_calls"] = params.parallel_tools
         body.update(params.extra)
         return body
-
-    def endpoint(self) -> Any:
-        return self._client.chat.completions.create
 
     def parse(self, data: dict[str, Any]) -> Turn:
         return parse_chat_completion(data)
