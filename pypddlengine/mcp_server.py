@@ -716,7 +716,7 @@ class EngineServer(MCPServer):
         """Each tool's parameter names (for hints on misnamed arguments)."""
 
     def register(self, fn: Callable[..., Any], annotations: ToolAnnotations) -> None:
-        self.add_tool(fn, annotations=annotations)
+        self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
         self.tool_parameters[fn.__name__] = tuple(inspect.signature(fn).parameters)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:

@@ -29,6 +29,7 @@ async def test_tool_listing(server) -> None:  # type: ignore[no-untyped-def]
     assert set(tools) == set(PAPER_TOOLS) | set(EXTRA_TOOLS)
     for name, tool in tools.items():
         assert tool.description and len(tool.description) > 40, name
+        assert "\n " not in tool.description, f"{name}: docstring indentation leaked into the description"
         assert tool.output_schema and tool.output_schema.get("properties"), name
         for param, schema in tool.input_schema.get("properties", {}).items():
             assert schema.get("description"), f"{name}.{param} has no description"
