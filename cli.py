@@ -4,7 +4,7 @@ The implementation is ``pypddlengine.cli``; an installed package provides the
 same commands as ``pypddl``.
 """
 
-from pypddlengine.cli import main
+from pypddlengine.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

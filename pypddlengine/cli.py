@@ -319,5 +319,18 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     run_repl(session, click.echo, input_fn=None)
 
 
+def run() -> None:
+    """Console entry point: ``main`` plus a quiet exit when the reader of our
+    output goes away (``pypddl demo | head``)."""
+    try:
+        main()
+    except* BrokenPipeError:  # also when wrapped in an async task group (pypddl demo)
+        import os
+
+        # stdout is gone: point it at /dev/null so the interpreter's final flush stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -327,10 +327,14 @@ class LiftedTask:
             span = ref.arg_spans[i] if i < len(ref.arg_spans) else ref.span
             if oid is None:
                 close = difflib.get_close_matches(name, list(self.object_index), n=3, cutoff=0.6)
+                allowed = schema.domains[i]
+                shown = ", ".join(self.object_display[o] for o in allowed[:20])
+                more = f" and {len(allowed) - 20} more" if len(allowed) > 20 else ""
                 raise ActionReferenceError(
                     f"unknown object '{name}'" + (f"; did you mean '{close[0]}'?" if close else ""),
                     code=ErrorCode.UNKNOWN_OBJECT,
                     span=span,
+                    hint=f"objects that fit argument {i + 1} of '{schema.display}': {shown}{more}" if allowed else None,
                     details={"object": name, "suggestions": close},
                 )
             allowed = schema.domain_sets[i]

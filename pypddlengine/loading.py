@@ -43,21 +43,21 @@ def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
         raise PDDLError(f"cannot read {p}: {err.strerror or err}", code=ErrorCode.FILE_NOT_FOUND) from None
 
 
-def load_domain(path: PathLike) -> Domain:
-    return parse_domain(read_file(path), filename=str(path))
+def load_domain(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> Domain:
+    return parse_domain(read_file(path, max_bytes=max_bytes), filename=str(path), max_bytes=max_bytes)
 
 
-def load_problem(path: PathLike) -> Problem:
-    return parse_problem(read_file(path), filename=str(path))
+def load_problem(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> Problem:
+    return parse_problem(read_file(path, max_bytes=max_bytes), filename=str(path), max_bytes=max_bytes)
 
 
 def load_plan(path: PathLike) -> Plan:
     return parse_plan(read_file(path), filename=str(path))
 
 
-def load_task(domain: PathLike, problem: PathLike) -> LiftedTask:
+def load_task(domain: PathLike, problem: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> LiftedTask:
     """Parse and check a domain and problem file into a :class:`LiftedTask`."""
-    return compile_task(load_domain(domain), load_problem(problem))
+    return compile_task(load_domain(domain, max_bytes=max_bytes), load_problem(problem, max_bytes=max_bytes))
 
 
 def open_session(
@@ -66,12 +66,14 @@ def open_session(
     *,
     feedback: FeedbackLevel | str | int = "plain",
     options: GroundingOptions | None = None,
+    max_bytes: int = MAX_INPUT_BYTES,
 ) -> Session:
     """A :class:`Session` on a domain and problem file."""
     from .grounding import DEFAULT_OPTIONS, ground
     from .session import Session
 
-    return Session(ground(load_task(domain, problem), options or DEFAULT_OPTIONS), feedback=feedback)
+    lifted = load_task(domain, problem, max_bytes=max_bytes)
+    return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

@@ -38,7 +38,6 @@ import inspect
 import json
 import logging
 import math
-import re
 import secrets
 import threading
 import time
@@ -66,7 +65,7 @@ from .loading import read_file
 from .printer import format_condition, format_effect
 from .session import Failure, Feedback, FeedbackLevel, Session
 from .syntax import parse_domain, parse_plan, parse_problem
-from .task import State
+from .task import State, natural_key
 
 __all__ = [
     "ERROR_CODES",
@@ -419,11 +418,6 @@ class SessionStore:
 
 # ----------------------------------------------------------------------------- rendering
 
-_DIGITS = re.compile(r"(\d+)")
-
-
-def _natural(text: str) -> tuple[Any, ...]:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
 
 
 def _number(value: float | None) -> int | float | None:
@@ -452,7 +446,7 @@ class View:
             key = task.atoms[i]
             args = " ".join(lifted.object_display[o] for o in key[1:])
             groups.setdefault(lifted.predicate_display[key[0]], []).append(args)
-        return {name: sorted(groups[name], key=_natural) for name in sorted(groups)}
+        return {name: sorted(groups[name], key=natural_key) for name in sorted(groups)}
 
     def state_ids(self, state: State, include_static: bool | None) -> State:
         static = self.plain if include_static is None else include_static
@@ -466,7 +460,7 @@ class View:
         return self.state() if wanted else None
 
     def goal_list(self, goals: Iterable[str]) -> tuple[list[str] | None, int | None]:
-        ordered = sorted(goals, key=_natural)
+        ordered = sorted(goals, key=natural_key)
         limit = len(ordered) if self.plain else self.options.goal_list_limit
         shown, more = ordered[:limit], len(ordered) - limit
         return (shown or None), (more if more > 0 else None)
@@ -494,12 +488,12 @@ class View:
             goals_total=goals.total,
             unsatisfied_goals=unsatisfied,
             more_unsatisfied=more,
-            goals_achieved=sorted(achieved, key=_natural) or None,
-            goals_undone=sorted(undone, key=_natural) or None,
+            goals_achieved=sorted(achieved, key=natural_key) or None,
+            goals_undone=sorted(undone, key=natural_key) or None,
             h_ff=_number(fb.distance) if heuristic else None,
             h_ff_change=_number(fb.distance_change),
             dead_end=True if fb.dead_end else None,
-            unreachable_goals=sorted(fb.unreachable_goals, key=_natural) or None,
+            unreachable_goals=sorted(fb.unreachable_goals, key=natural_key) or None,
             revisited_step=fb.revisited_step,
             notes=list(fb.notes) or None,
         )
@@ -534,8 +528,8 @@ class View:
 
     def diff(self, before: State, after: State) -> tuple[list[str] | None, list[str] | None]:
         render = self.task.render_atom
-        added = sorted((render(a) for a in after - before), key=_natural)
-        deleted = sorted((render(d) for d in before - after), key=_natural)
+        added = sorted((render(a) for a in after - before), key=natural_key)
+        deleted = sorted((render(d) for d in before - after), key=natural_key)
         return added or None, deleted or None
 
 
@@ -545,7 +539,7 @@ def reference_failure(failure: Failure, lifted: Any) -> ToolFailure:
     if failure.suggestions and "did you mean" not in failure.message:
         hint = "did you mean " + " or ".join(f"'{s}'" for s in failure.suggestions[:3]) + "?"
     if failure.code == ErrorCode.UNKNOWN_OBJECT:
-        names = sorted(lifted.object_display, key=_natural)
+        names = sorted(lifted.object_display, key=natural_key)
         shown = ", ".join(names[:15]) + (" ..." if len(names) > 15 else "")
         hint = f"the objects are: {shown}"
     details = {"suggestions": list(failure.suggestions)} if failure.suggestions else None
@@ -671,7 +665,7 @@ def summarise_objects(session: Session) -> dict[str, list[str]]:
         types = lifted.object_types[oid]
         key = types[0] if len(types) == 1 else f"(either {' '.join(types)})"
         groups.setdefault(key, []).append(name)
-    return {t: sorted(groups[t], key=_natural) for t in sorted(groups)}
+    return {t: sorted(groups[t], key=natural_key) for t in sorted(groups)}
 
 
 def summarise_actions(session: Session) -> list[m.ActionSchemaView]:
@@ -890,7 +884,7 @@ def build_server(
                     sources=entry.sources,
                     objects=summarise_objects(session),
                     actions=summarise_actions(session),
-                    goal=sorted((*status.satisfied, *status.unsatisfied), key=_natural),
+                    goal=sorted((*status.satisfied, *status.unsatisfied), key=natural_key),
                     static_facts=view.atoms(static) if static else None,
                     ground_actions=len(session.task.actions),
                     applicable_now=len(session.applicable_actions()),

@@ -35,7 +35,7 @@ from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, Plan
-from .syntax import parse_action_ref, parse_domain, parse_problem
+from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import GroundAction, State, Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
@@ -181,12 +181,15 @@ class Session:
         problem_name: str | None = None,
         feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
         options: GroundingOptions = DEFAULT_OPTIONS,
+        max_bytes: int = MAX_INPUT_BYTES,
     ) -> Session:
         """Initialise from PDDL text: parse, check, compile and ground.
 
-        Raises a :class:`PDDLError` subclass on any problem with the input."""
-        d = parse_domain(domain, filename=domain_name)
-        p = parse_problem(problem, filename=problem_name)
+        Raises a :class:`PDDLError` subclass on any problem with the input
+        (``INPUT_TOO_LARGE`` beyond ``max_bytes``, ``GROUNDING_LIMIT`` beyond
+        ``options``)."""
+        d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
+        p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
         return cls(ground(compile_task(d, p), options), feedback=feedback)
 
     # ------------------------------------------------------------------ state

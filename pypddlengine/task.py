@@ -95,8 +95,9 @@ class GroundingStats:
 _DIGITS = re.compile(r"(\d+)")
 
 
-def _natural_key(text: str) -> tuple[object, ...]:
-    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(text))
+def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key for names in natural order: ``b2`` before ``b10``."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
 
 
 class Task:
@@ -141,7 +142,7 @@ class Task:
         self.unreachable_goals: tuple[AtomKey, ...] = tuple(
             k for k in lifted.goal_pos if k not in atom_ids or not self.reachable[atom_ids[k]]
         )
-        obj_rank = sorted(range(len(lifted.objects)), key=lambda o: _natural_key(lifted.object_display[o]))
+        obj_rank = sorted(range(len(lifted.objects)), key=lambda o: natural_key(lifted.object_display[o]))
         self._object_rank = [0] * len(obj_rank)
         for rank, oid in enumerate(obj_rank):
             self._object_rank[oid] = rank

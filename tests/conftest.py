@@ -1,10 +1,12 @@
 """Shared fixtures: the corpus in ../shared/benchmarks (read by path, never
-copied), the ``--runslow`` switch and the ``slow`` marker."""
+copied), the ``--runslow`` switch and the ``slow`` marker.
+
+Constants that test modules import live in plain modules (``corpus``,
+``oracles``, ...), never here: conftest modules in subfolders share the name
+``conftest``, so importing from it would pick an arbitrary one."""
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -13,8 +15,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # for the helper module ``oracles``
 
-CORPUS = Path(os.environ.get("PYPDDL_CORPUS", HERE.parent.parent / "shared" / "benchmarks")).resolve()
-CORPUS_REASON = f"benchmark corpus not found at {CORPUS} (set PYPDDL_CORPUS to its path)"
+from corpus import CORPUS, CORPUS_REASON  # noqa: E402  (tests/ is on sys.path now)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,13 +29,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
-
-
-def corpus_index() -> list[dict]:
-    index = CORPUS / "index.json"
-    if not index.is_file():
-        return []
-    return json.loads(index.read_text())
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,24 @@
-"""Corpus tasks for sweeps: which are supported, and the smallest of each domain."""
+"""The benchmark corpus (read by path, never copied): where it is, which tasks
+are supported, and the smallest task of each domain."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-from conftest import CORPUS, corpus_index
-
 from pypddlengine.features import SUPPORTED_FEATURES
+
+HERE = Path(__file__).resolve().parent
+CORPUS = Path(os.environ.get("PYPDDL_CORPUS", HERE.parent.parent / "shared" / "benchmarks")).resolve()
+CORPUS_REASON = f"benchmark corpus not found at {CORPUS} (set PYPDDL_CORPUS to its path)"
+
+
+def corpus_index() -> list[dict]:
+    index = CORPUS / "index.json"
+    if not index.is_file():
+        return []
+    return json.loads(index.read_text())
 
 # the corpus index names features as the engine does; "problem:" ones are problem-level
 _SUPPORTED = SUPPORTED_FEATURES | {"constants", "negated-equality", "problem:negative-goal", "problem:metric",

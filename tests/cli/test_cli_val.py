@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
+from corpus import CORPUS, CORPUS_REASON
 from oracles import val_binary, val_verdict
 from plan_cases import corruptions, plan_steps, reference_plans
 

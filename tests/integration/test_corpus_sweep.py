@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
-from corpus import entries, supported, task_paths
+from corpus import CORPUS, CORPUS_REASON, entries, supported, task_paths
 
 from pypddlengine import (
     PDDLError,

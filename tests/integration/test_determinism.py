@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
+from corpus import CORPUS, CORPUS_REASON
 
 SCRIPT = r"""
 import hashlib, random, sys

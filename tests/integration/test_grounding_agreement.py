@@ -8,8 +8,7 @@ import math
 import random
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
-from corpus import entries, smallest_task, supported
+from corpus import CORPUS, CORPUS_REASON, entries, smallest_task, supported
 
 from pypddlengine import Session, ground, ground_brute_force, load_task
 

@@ -13,7 +13,7 @@ import random
 import warnings
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
+from corpus import CORPUS, CORPUS_REASON
 
 from pypddlengine import open_session
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
+from corpus import CORPUS, CORPUS_REASON
 from oracles import fast_downward_driver, val_binary, val_verdict
 from plan_cases import corruptions, plan_steps, reference_plans
 

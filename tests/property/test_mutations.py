@@ -9,7 +9,7 @@ import contextlib
 import re
 
 import pytest
-from conftest import CORPUS, CORPUS_REASON
+from corpus import CORPUS, CORPUS_REASON
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

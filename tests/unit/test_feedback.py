@@ -7,8 +7,7 @@ import random
 from collections import deque
 
 import pytest
-from conftest import CORPUS
-from corpus import entries, smallest_task, supported
+from corpus import CORPUS, entries, smallest_task, supported
 
 from pypddlengine import Session, analyse, ground, load_task
 from pypddlengine.bundled import bundled_task, bundled_tasks
