@@ -306,6 +306,8 @@ def reference(
         )
         if summary.interrupted:
             sys.exit(INTERRUPTED)
+    if report_only and not Path(out).is_file():
+        _fail(f"no records at {out} (run without --report-only first)")
     read = read_records(out)
     ids = {t.instance_id for t in chosen}
     budgets = {r.get("budget_s") for r in read.records if r.get("instance_id") in ids}

@@ -72,7 +72,12 @@ def test_ties_keep_benchmark_order_and_missing_records_count() -> None:
     assert [t.task.instance_id for t in order] == [t.instance_id for t in tasks]
     table2 = {r["method"]: r for r in outcome_rows(order)}
     assert table2[SEQ]["missing"] == 4
-    assert block_rows(order)[0]["both_solved"] == 0 and block_rows(order)[0]["lama_mean"] is None
+    row = block_rows(order)[0]  # lama-first records only: its solved tasks count
+    assert row["both_solved"] == 4 and row["lama_mean"] == 10 and row["seq_mean"] is None
+    records[(SEQ, "instance-2")] = _rec(SEQ, "solved", 8)
+    row = block_rows(difficulty_order(tasks, records, "lama"))[0]  # now both: only instance-2 counts
+    assert row["both_solved"] == 1 and row["lama_mean"] == 10 and row["seq_mean"] == 8 and row["difference"] == 2
+    assert "instance-1  solved / missing" not in format_report(difficulty_order(tasks, records, "lama"), "lama")
 
 
 @requires_fd
