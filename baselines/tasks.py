@@ -25,14 +25,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pypddlengine.task import natural_key
+
 __all__ = ["TaskRef", "bundled", "discover", "natural_key", "select"]
 
 _HEAD = re.compile(rb"\(\s*define\s*\(\s*(domain|problem)\b", re.IGNORECASE)
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(text: str) -> tuple[object, ...]:
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in _DIGITS.split(text) if p)
 
 
 def _sha256(path: Path) -> str:

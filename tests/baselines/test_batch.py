@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fd_helpers import needs_fd, task, wait_until_gone
+from fd_helpers import needs_fd, needs_val, task, wait_until_gone
 from pypddlengine.baselines import CONFIGS, read_records, run_batch
 from pypddlengine.baselines.batch import IncompatibleRecords
 from pypddlengine.baselines.records import RecordsLocked, RecordWriter, record_key
@@ -57,6 +57,16 @@ def test_batch_records_every_run_once_and_resumes(tmp_path: Path) -> None:
     assert more.written == 6 and more.skipped == 6
     keys = [record_key(r) for r in read_records(out).records]
     assert len(keys) == len(set(keys)) == 12
+
+
+@needs_val
+def test_batch_crosscheck_with_val(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    run_batch(bundled(["gripper/p02", "blocksworld-sizes/u02"]), BOTH[:1], out, time_limit=5, crosscheck=True,
+              progress=False)
+    by_id = {r["instance_id"]: r for r in read_records(out).records}
+    assert by_id["gripper/p02"]["crosscheck_valid"] is True
+    assert by_id["blocksworld-sizes/u02"]["crosscheck_valid"] is None  # no plan to check
 
 
 def test_resuming_with_another_budget_is_refused(tmp_path: Path) -> None:
