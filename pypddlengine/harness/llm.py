@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 
 from .clock import BudgetExhausted, Deadline
-from .providers.base import Provider
+from .provider_base import Provider
 from .records import TraceWriter
 from .types import CallParams, Msg, ProviderError, ToolSpec, Turn, Usage
 

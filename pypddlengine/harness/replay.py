@@ -19,7 +19,7 @@ from typing import Any
 from .clock import FakeClock
 from .mcp_bridge import Toolbox, ToolboxSettings, ToolOutcome
 from .prompts import prompt_set
-from .providers.scripted import ReplayProvider, load_trace
+from .provider_offline import ReplayProvider, load_trace
 from .records import ResultsStore
 from .runner import ExperimentConfig, RunContext, execute_run
 from .tasks import TaskSpec

@@ -23,7 +23,7 @@ from .llm import ModelCaller, Sleep
 from .mcp_bridge import Toolbox, ToolboxSettings
 from .outcome import MethodResult
 from .prompts import PromptSet, prompt_set
-from .providers.base import Provider
+from .provider_base import Provider
 from .records import RUN_SCHEMA, ResultsStore, TraceWriter, env_info, machine_info, utc_now
 from .tasks import TaskSpec
 from .types import CallParams

@@ -14,7 +14,7 @@ from harness_scripts import AgentScript, lama_plan, run_with_fake_server
 from pypddlengine.harness.clock import FakeClock
 from pypddlengine.harness.fake_server import FakeRequest, Reply
 from pypddlengine.harness.mcp_bridge import PAPER_TOOLS, Toolbox, ToolboxSettings, tool_specs_from_listing
-from pypddlengine.harness.providers.scripted import ScriptedProvider
+from pypddlengine.harness.provider_offline import ScriptedProvider
 from pypddlengine.harness.records import ResultsStore
 from pypddlengine.harness.runner import ExperimentConfig, run_experiment
 from pypddlengine.harness.tasks import resolve_tasks

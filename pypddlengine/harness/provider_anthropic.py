@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..types import CallParams, Msg, ToolSpec, Turn, Usage
-from .base import SDKProvider, make_turn, parse_arguments, require_key
+from .provider_base import SDKProvider, make_turn, parse_arguments, require_key
+from .types import CallParams, Msg, ToolSpec, Turn, Usage
 
 __all__ = ["AnthropicProvider", "parse_anthropic_message", "to_anthropic_messages", "to_anthropic_tools"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Provider
+from .provider_base import Provider
 
 __all__ = ["PROVIDERS", "Provider", "create_provider"]
 
@@ -29,11 +29,11 @@ def create_provider(
 ) -> Provider:
     key_env = api_key_env or DEFAULT_KEY_ENV.get(provider, "")
     if provider == "anthropic":
-        from .anthropic_messages import AnthropicProvider
+        from .provider_anthropic import AnthropicProvider
 
         return AnthropicProvider(model, base_url=base_url, api_key_env=key_env)
     if provider == "openai":
-        from .openai_chat import OpenAIChatProvider
+        from .provider_openai import OpenAIChatProvider
 
         return OpenAIChatProvider(model, base_url=base_url, api_key_env=key_env, **options)
     raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")

@@ -8,7 +8,7 @@ import re
 import time
 from typing import Any, Protocol
 
-from ..types import CallParams, Msg, ProviderError, ToolCall, ToolSpec, Turn, Usage
+from .types import CallParams, Msg, ProviderError, ToolCall, ToolSpec, Turn, Usage
 
 __all__ = ["Provider", "SDKProvider", "classify_sdk_error", "make_turn", "parse_arguments", "require_key"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from pypddlengine.harness.clock import BudgetExhausted, Deadline, FakeClock
 from pypddlengine.harness.llm import FatalModelError, ModelCaller
-from pypddlengine.harness.providers.scripted import ScriptedProvider
+from pypddlengine.harness.provider_offline import ScriptedProvider
 from pypddlengine.harness.records import TraceWriter
 from pypddlengine.harness.types import CallParams, Msg, ProviderError, ToolCall, Turn, Usage
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..types import CallParams, Msg, ToolSpec, Turn, Usage
-from .base import SDKProvider, make_turn, parse_arguments, require_key
+from .provider_base import SDKProvider, make_turn, parse_arguments, require_key
+from .types import CallParams, Msg, ToolSpec, Turn, Usage
 
 __all__ = ["OpenAIChatProvider", "parse_chat_completion", "to_openai_messages", "to_openai_tools"]
 

@@ -13,7 +13,7 @@ from harness_scripts import DirectScript, lama_plan, run_with_fake_server
 
 from pypddlengine.harness.clock import FakeClock
 from pypddlengine.harness.fake_server import Reply
-from pypddlengine.harness.providers.scripted import ScriptedProvider
+from pypddlengine.harness.provider_offline import ScriptedProvider
 from pypddlengine.harness.records import ManifestMismatch, ResultsStore, read_records
 from pypddlengine.harness.runner import ExperimentConfig, run_experiment
 from pypddlengine.harness.tasks import TaskSpec, resolve_tasks

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..clock import FakeClock
-from ..types import CallParams, Msg, ProviderError, ToolSpec, Turn
+from .clock import FakeClock
+from .types import CallParams, Msg, ProviderError, ToolSpec, Turn
 
 __all__ = ["ReplayProvider", "ScriptedProvider", "load_trace"]
 

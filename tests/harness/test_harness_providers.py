@@ -9,8 +9,8 @@ import time
 import pytest
 
 from pypddlengine.harness.fake_server import FakeModelServer, Reply
+from pypddlengine.harness.provider_openai import parse_chat_completion
 from pypddlengine.harness.providers import create_provider
-from pypddlengine.harness.providers.openai_chat import parse_chat_completion
 from pypddlengine.harness.types import CallParams, Msg, ProviderError, ToolCall, ToolResult, ToolSpec, Turn
 
 pytestmark = pytest.mark.anyio
