@@ -86,7 +86,8 @@ def server_with_noop() -> Any:
     from mcp_types import CallToolResult, ToolAnnotations
     from pydantic import BaseModel
 
-    from pypddlengine.mcp_server import _reply, build_server
+    from pypddlengine.mcp_server import build_server
+    from pypddlengine.mcp_server.server import _reply
 
     class Empty(BaseModel):
         pass

@@ -1,0 +1,50 @@
+"""The engine as Model Context Protocol tools (official ``mcp`` SDK 2.x).
+
+:func:`build_server` returns a fresh :class:`mcp.server.mcpserver.MCPServer`
+that owns a :class:`SessionStore`: many simulation sessions, each behind an
+unguessable ``session_id`` (the protocol does not identify clients, and an
+HTTP server shares one lifespan between all of them). :func:`run_server`
+serves it over stdio (the default) or streamable HTTP.
+
+The seven tools keep the paper's names: ``initialise_session``,
+``query_current_state``, ``query_applicable_actions``,
+``execute_single_action``, ``reset_to_initial_state``,
+``query_action_history`` and ``validate_complete_plan``. The extras are
+``explain_action``, ``undo_last_action``, ``close_session``,
+``list_sessions`` and ``list_bundled_tasks``; bundled PDDL files are also
+resources (``pddl://domains/<name>``, ``pddl://problems/<domain>/<name>``).
+
+Errors. A call that cannot be carried out (bad or missing argument, unknown
+session, a limit, PDDL that does not parse, an action that names no action
+of the task) returns a tool error (``is_error``) whose text starts with one
+line ``[CODE] message; hint: next step`` (PDDL errors add their caret
+snippet below it) and whose ``structured_content`` is ``{"error": {"code",
+"message", "hint", ...}}``. No traceback ever reaches the client and no error
+ends the session. An action that is well-formed but *not applicable* in the
+current state is not an error of the call but an answer of the simulator, so
+``execute_single_action`` returns ``success: false`` with the reason (code
+``INAPPLICABLE_ACTION``, the failing preconditions and, at feedback level
+``full``, hints); this is the paper's success flag and keeps the structured
+reason available to harnesses.
+
+Concurrency. Tools are ``async``: cheap calls run on the event loop, under a
+per-session lock; parsing and grounding (initialise), plan validation and
+every call on a session with heuristic feedback (h_FF costs up to a few
+hundred ms on large tasks) run in worker threads under that same lock, so one
+slow call never stalls the other clients of an HTTP server.
+"""
+
+from .errors import ERROR_CODES, ToolFailure
+from .server import EngineServer, LogLevel, build_server, run_server
+from .store import ServerOptions, SessionStore
+
+__all__ = [
+    "ERROR_CODES",
+    "EngineServer",
+    "LogLevel",
+    "ServerOptions",
+    "SessionStore",
+    "ToolFailure",
+    "build_server",
+    "run_server",
+]

@@ -1,0 +1,158 @@
+"""Where a session's PDDL comes from: bundled names, PDDL text or (when allowed) file paths."""
+
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
+from ..errors import ErrorCode, PDDLError
+from ..grounding import GroundingOptions, ground
+from ..lifted import compile_task
+from ..loading import read_file
+from ..printer import format_condition, format_effect
+from ..session import FeedbackLevel, Session
+from ..syntax import parse_domain, parse_problem
+from ..task import natural_key
+from . import models as m
+from .errors import FILE_ACCESS_DENIED, INVALID_ARGUMENT, MISSING_ARGUMENT, NOT_PDDL, UNKNOWN_TASK, ToolFailure, clip
+from .store import ServerOptions
+
+# ----------------------------------------------------------------------------- task input
+
+
+def _looks_like_pddl(text: str) -> bool:
+    for line in text.lstrip().splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            return stripped.startswith("(")
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class TaskInput:
+    """Domain and problem as bytes or text, with display names and sources."""
+
+    domain: str | bytes
+    problem: str | bytes
+    domain_name: str
+    problem_name: str
+    sources: dict[str, str]
+
+
+def resolve_task_input(
+    options: ServerOptions, task: str | None, domain: str | None, problem: str | None
+) -> TaskInput:
+    """Turn initialise_session's arguments into texts, or a :class:`ToolFailure`."""
+    if task is not None and (domain is not None or problem is not None):
+        raise ToolFailure(INVALID_ARGUMENT, "give either task or domain and problem, not both",
+                          "use task='blocksworld/p01' alone, or domain and problem alone")
+    if task is not None:
+        try:
+            d, p = bundled_task(task)
+        except PDDLError as err:
+            raise ToolFailure.from_pddl(err, code=UNKNOWN_TASK) from None
+        name = task.strip()
+        return TaskInput(d.read_text(), p.read_text(), str(d.name), f"{name}.pddl",
+                         {"domain": f"bundled:{name.partition('/')[0]}", "problem": f"bundled:{name}"})
+    if domain is None or problem is None:
+        missing = "domain and problem" if domain is None and problem is None else (
+            "domain" if domain is None else "problem")
+        raise ToolFailure(MISSING_ARGUMENT, f"initialise_session needs {missing} (or task)",
+                          f"pass domain and problem as PDDL text or file paths, or task='{DEFAULT_TASK}'")
+    d_text, d_name, d_src = _one_input(options, "domain", domain, None)
+    bundled_domain = d_src.removeprefix("bundled:") if d_src.startswith("bundled:") else None
+    p_text, p_name, p_src = _one_input(options, "problem", problem, bundled_domain)
+    return TaskInput(d_text, p_text, d_name, p_name, {"domain": d_src, "problem": p_src})
+
+
+def _one_input(
+    options: ServerOptions, kind: str, value: str, bundled_domain: str | None
+) -> tuple[str | bytes, str, str]:
+    limit = options.max_pddl_bytes
+    if _looks_like_pddl(value):
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            raise ToolFailure(ErrorCode.INPUT_TOO_LARGE,
+                              f"the {kind} is {size:,} bytes, more than the limit of {limit:,}")
+        return value, f"<{kind}>", "text"
+    name = value.strip()
+    if len(name) > 1024 or "\n" in name or "\x00" in name or not name:
+        raise ToolFailure(NOT_PDDL, f"the {kind} is not PDDL text: it should start with '(define ({kind} ...'")
+    if options.allow_files:
+        path = Path(name).expanduser()
+        if path.is_file():
+            try:
+                return read_file(path, max_bytes=limit), str(path), f"file:{path}"
+            except PDDLError as err:
+                raise ToolFailure.from_pddl(err) from None
+    bundled = _bundled_input(kind, name, bundled_domain)
+    if bundled is not None:
+        return bundled
+    looks_like_path = "/" in name or "\\" in name or name.lower().endswith(".pddl")
+    if looks_like_path and not options.allow_files:
+        raise ToolFailure(FILE_ACCESS_DENIED, f"the {kind} '{clip(name)}' looks like a file path, and this "
+                          "server does not read files")
+    if looks_like_path:
+        raise ToolFailure(ErrorCode.FILE_NOT_FOUND, f"no such {kind} file: '{clip(name, 80)}'")
+    raise ToolFailure(
+        NOT_PDDL,
+        f"the {kind} '{clip(name)}' is not PDDL text, a readable file or a bundled {kind} name",
+        f"pass the whole PDDL text (it starts with '(define ({kind} ...'), or task='{DEFAULT_TASK}' "
+        "(see list_bundled_tasks)",
+    )
+
+
+def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[str, str, str] | None:
+    folded = name.lower().removesuffix(".pddl")
+    try:
+        if kind == "domain":
+            if folded in bundled_domains():
+                path = bundled_root("domains") / f"{folded}.pddl"
+                return path.read_text(), path.name, f"bundled:{folded}"
+            return None
+        candidates = [folded] if "/" in folded else ([f"{bundled_domain}/{folded}"] if bundled_domain else [])
+        for candidate in candidates:
+            if candidate in bundled_tasks():
+                _, path = bundled_task(candidate)
+                return path.read_text(), f"{candidate}.pddl", f"bundled:{candidate}"
+    except PDDLError:
+        return None
+    return None
+
+
+def build_session(options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel) -> Session:
+    """Parse, check and ground (CPU-bound: runs in a worker thread)."""
+    limit = options.max_pddl_bytes
+    d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
+    p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
+    grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms)
+    return Session(ground(compile_task(d, p), grounding), feedback=feedback)
+
+
+def summarise_objects(session: Session) -> dict[str, list[str]]:
+    lifted = session.lifted
+    groups: dict[str, list[str]] = {}
+    for oid, name in enumerate(lifted.object_display):
+        types = lifted.object_types[oid]
+        key = types[0] if len(types) == 1 else f"(either {' '.join(types)})"
+        groups.setdefault(key, []).append(name)
+    return {t: sorted(groups[t], key=natural_key) for t in sorted(groups)}
+
+
+def summarise_actions(session: Session) -> list[m.ActionSchemaView]:
+    out = []
+    lifted = session.lifted
+    decls = {a.name: a for a in lifted.domain.actions}
+    for schema in sorted(lifted.schemas, key=lambda s: s.name):
+        decl = decls.get(schema.name)
+        out.append(
+            m.ActionSchemaView(
+                name=schema.display,
+                parameters=lifted.signature(schema)[1:-1],
+                precondition=format_condition(decl.precondition) if decl and decl.precondition else None,
+                effect=format_effect(decl.effect) if decl and decl.effect else None,
+            )
+        )
+    return out
+
+

@@ -1,0 +1,241 @@
+"""Server options (limits) and the thread-safe store of simulation sessions."""
+
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import TypeVar
+
+import anyio
+
+from ..session import FeedbackLevel, Session
+from . import models as m
+from .errors import SERVER_CAPACITY, SESSION_CLOSED, SESSION_EXPIRED, SESSION_LIMIT, UNKNOWN_SESSION, ToolFailure, clip
+
+T = TypeVar("T")
+
+# ----------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """Every limit and default of one server. Each limit, when hit, is a tool
+    error with its own code (see :data:`ERROR_CODES`)."""
+
+    max_sessions: int = 32
+    """Live sessions at once (``SESSION_LIMIT``)."""
+    max_steps: int = 10_000
+    """``execute_single_action`` attempts per session, successful or not (``STEP_LIMIT``)."""
+    idle_timeout: float = 3600.0
+    """Seconds without a call after which a session is closed (``SESSION_EXPIRED``)."""
+    max_pddl_bytes: int = 2_000_000
+    """Size of one domain or problem (``INPUT_TOO_LARGE``)."""
+    max_ground_actions: int = 500_000
+    max_ground_atoms: int = 1_000_000
+    """Grounding limits of one task (``GROUNDING_LIMIT``)."""
+    max_total_actions: int = 2_000_000
+    """Ground actions summed over the live sessions, a memory bound (``SERVER_CAPACITY``)."""
+    max_plan_steps: int = 20_000
+    """Steps of a plan given to ``validate_complete_plan`` (``PLAN_TOO_LONG``)."""
+    page_size: int = 50
+    """Default page of ``query_applicable_actions`` and ``query_action_history`` (compact rendering)."""
+    max_page_size: int = 1000
+    """Largest page; larger requests are clamped (the plain rendering uses it as its default)."""
+    goal_list_limit: int = 20
+    """At most this many unsatisfied goal atoms are listed in feedback and verdicts."""
+    max_concurrent_initialise: int = 2
+    """Groundings running at once (they are CPU-bound)."""
+    feedback: str = "plain"
+    """Default feedback level: plain (the paper's), progress, heuristic or full."""
+    rendering: m.Rendering = "compact"
+    """Default rendering: compact (grouped, static facts once, paginated) or plain."""
+    allow_files: bool = True
+    """Whether ``initialise_session`` may read file paths (off for HTTP by default)."""
+    reveal_session_ids: bool = True
+    """Whether ``list_sessions`` shows whole ids (off for HTTP by default)."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, int | float) and not isinstance(value, bool) and not value > 0:
+                raise ValueError(f"{f.name} must be positive, not {value!r}")
+        FeedbackLevel.parse(self.feedback)
+        if self.rendering not in ("compact", "plain"):
+            raise ValueError(f"rendering must be 'compact' or 'plain', not {self.rendering!r}")
+        if self.page_size > self.max_page_size:
+            raise ValueError("page_size must not exceed max_page_size")
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+@dataclass(eq=False, slots=True)
+class SessionEntry:
+    """One live session and what the server keeps around it."""
+
+    session_id: str
+    session: Session
+    label: str | None
+    domain: str
+    problem: str
+    sources: dict[str, str]
+    rendering: m.Rendering
+    max_steps: int
+    last_used: float
+    threaded: bool
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    tool_calls: int = 0
+    steps_executed: int = 0
+    failed_attempts: int = 0
+    resets: int = 0
+    undos: int = 0
+    goal_pos: frozenset[str] = frozenset()
+    goal_neg: frozenset[str] = frozenset()
+
+    @property
+    def actions(self) -> int:
+        return len(self.session.task.actions)
+
+    @property
+    def attempts_left(self) -> int:
+        return max(0, self.max_steps - self.steps_executed - self.failed_attempts)
+
+    def counters(self) -> m.Counters:
+        return m.Counters(
+            steps_executed=self.steps_executed,
+            failed_attempts=self.failed_attempts,
+            resets=self.resets,
+            undos=self.undos,
+            attempts_left=self.attempts_left,
+            tool_calls=self.tool_calls,
+        )
+
+
+class SessionStore:
+    """The live sessions of one server, with their limits. Thread-safe: the
+    table is guarded by a lock, each session by its own."""
+
+    def __init__(self, options: ServerOptions, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.options = options
+        self.clock = clock
+        self._sessions: dict[str, SessionEntry] = {}
+        self._gone: OrderedDict[str, str] = OrderedDict()  # recently closed/expired id -> code
+        self._pending = 0
+        self._last_sweep = clock()
+        self._lock = threading.Lock()
+        self._grounding = threading.BoundedSemaphore(options.max_concurrent_initialise)
+
+    # -------------------------------------------------------------- table
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+    def reserve(self) -> None:
+        """Claim a slot for a session about to be built (``SESSION_LIMIT``)."""
+        with self._lock:
+            self._sweep_locked()
+            if len(self._sessions) + self._pending >= self.options.max_sessions:
+                raise ToolFailure(
+                    SESSION_LIMIT, f"the server already holds its maximum of {self.options.max_sessions} sessions"
+                )
+            self._pending += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    def add(self, entry: SessionEntry) -> None:
+        """Register a built session (its slot was reserved)."""
+        with self._lock:
+            total = sum(e.actions for e in self._sessions.values()) + entry.actions
+            if total > self.options.max_total_actions:
+                raise ToolFailure(
+                    SERVER_CAPACITY,
+                    f"the live sessions would hold {total:,} ground actions, more than this server's "
+                    f"{self.options.max_total_actions:,}",
+                )
+            self._sessions[entry.session_id] = entry
+
+    def new_id(self) -> str:
+        """96 random bits as 24 hex digits (unguessable, easy to copy)."""
+        with self._lock:
+            while True:
+                sid = secrets.token_hex(12)
+                if sid not in self._sessions and sid not in self._gone:
+                    return sid
+
+    def get(self, session_id: str) -> SessionEntry:
+        sid = session_id.strip().strip("'\"` ")
+        now = self.clock()
+        with self._lock:
+            if now - self._last_sweep > 10.0:  # free idle sessions even if nobody lists or opens any
+                self._sweep_locked()
+            entry = self._sessions.get(sid)
+            if entry is not None and now - entry.last_used > self.options.idle_timeout:
+                self._forget_locked(sid, SESSION_EXPIRED)
+                entry = None
+            if entry is None:
+                raise self._missing(sid)
+            entry.last_used = now
+            entry.tool_calls += 1
+            return entry
+
+    def close(self, session_id: str) -> SessionEntry:
+        entry = self.get(session_id)
+        with self._lock:
+            self._forget_locked(entry.session_id, SESSION_CLOSED)
+        return entry
+
+    def entries(self) -> list[SessionEntry]:
+        with self._lock:
+            self._sweep_locked()
+            return sorted(self._sessions.values(), key=lambda e: e.session_id)
+
+    # -------------------------------------------------------------- helpers
+
+    def _missing(self, sid: str) -> ToolFailure:
+        shown = clip(sid, 32)
+        code = self._gone.get(sid)
+        if code == SESSION_EXPIRED:
+            idle = self.options.idle_timeout
+            return ToolFailure(code, f"session '{shown}' expired after {idle:g} s without a call")
+        if code == SESSION_CLOSED:
+            return ToolFailure(code, f"session '{shown}' was closed")
+        return ToolFailure(UNKNOWN_SESSION, f"no session '{shown}'")
+
+    def _forget_locked(self, sid: str, code: str) -> None:
+        self._sessions.pop(sid, None)
+        self._gone[sid] = code
+        while len(self._gone) > 4096:
+            self._gone.popitem(last=False)
+
+    def _sweep_locked(self) -> None:
+        now, idle = self.clock(), self.options.idle_timeout
+        self._last_sweep = now
+        for sid in [s for s, e in self._sessions.items() if now - e.last_used > idle]:
+            self._forget_locked(sid, SESSION_EXPIRED)
+
+    # -------------------------------------------------------------- running session code
+
+    async def run(self, entry: SessionEntry, fn: Callable[[], T]) -> T:
+        """Run ``fn`` under the session's lock: on the event loop for cheap
+        sessions, in a worker thread for sessions whose calls may be slow
+        (a session is one or the other for life, so a lock held by a worker
+        thread never blocks the event loop)."""
+
+        def locked() -> T:
+            with entry.lock:
+                return fn()
+
+        if entry.threaded:
+            return await anyio.to_thread.run_sync(locked)
+        return locked()
+
+    def ground_slot(self) -> threading.BoundedSemaphore:
+        return self._grounding
+
+
