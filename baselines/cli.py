@@ -265,10 +265,11 @@ def batch(
 @click.option("--limit", "-n", type=click.IntRange(min=1), help="Only the first N tasks (for trials).")
 @click.option("--workers", "-j", type=click.IntRange(min=1),
               help="Parallel planner runs [default: one per available core].")
+@click.option("--experiment-id", help="Stored in every new record as experiment_id.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def reference(
     tasks: str, time_limit: float, memory_limit: int, out: str, order: str, report_only: bool, as_json: bool,
-    select: str | None, limit: int | None, workers: int | None, quiet: bool,
+    select: str | None, limit: int | None, workers: int | None, experiment_id: str | None, quiet: bool,
 ) -> None:
     """The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks.
 
@@ -302,7 +303,8 @@ def reference(
     if not report_only:
         configs = [CONFIGS["lama-first"], CONFIGS["seq-sat-lama-2011"]]
         summary = _run_batch(
-            chosen, configs, out, time_limit=time_limit, memory_mb=memory_limit, workers=workers, progress=not quiet
+            chosen, configs, out, time_limit=time_limit, memory_mb=memory_limit, workers=workers,
+            experiment_id=experiment_id, progress=not quiet,
         )
         if summary.interrupted:
             sys.exit(INTERRUPTED)
