@@ -61,7 +61,7 @@ RULES = {
         "Tokens of a run = input + output tokens over all its model calls. Input counts every prompt token "
         "processed, cached or not (Anthropic: input + cache read + cache write; OpenAI-compatible: prompt "
         "tokens, which include cached ones). Tokens per run = mean over all runs; tokens per solved task = "
-        "total tokens of all runs / number solved (the cost per success); mean | solved = mean over solved "
+        "total tokens of all runs / number solved (the cost per success); mean if solved = mean over solved "
         "runs only."
     ),
     "stats": (
@@ -551,7 +551,7 @@ def render_markdown(rep: Report, figure: str | None, figure_note: str | None) ->
                  r["unreported_calls"], r["contaminated_runs"]] for r in rep.tokens]
         base = rep.tokens[0]["approach"]
         lines += [_table(["Approach", "Runs", "Solved", "Tokens / run", "Median / run", "Tokens / solved",
-                          "Mean | solved", "Input / run", "Output / run", f"× {base} / run",
+                          "Mean if solved", "Input / run", "Output / run", f"× {base} / run",
                           f"× {base} / solved", "Unreported calls", "Contaminated runs"], rows), ""]
     if rep.attempts:
         lines += ["### Direct approach: attempts", ""]
@@ -608,8 +608,10 @@ def draw_figure(rep: Report, path: Path) -> str | None:
     ax.imshow(grid, aspect="auto", cmap=ListedColormap([COLOURS[s] for s in states]), vmin=0,
               vmax=len(states) - 1, interpolation="nearest")
     n = len(rep.order)
+    for i in range(1, n):
+        ax.axvline(i - 0.5, color="white", linewidth=0.3)
     for b in range(BLOCK_SIZE, n, BLOCK_SIZE):
-        ax.axvline(b - 0.5, color="black", linewidth=0.6)
+        ax.axvline(b - 0.5, color="black", linewidth=0.8)
     for r in range(1, len(rep.approaches)):
         ax.axhline(r - 0.5, color="white", linewidth=1.0)
     centres = [min(b + BLOCK_SIZE, n) / 2 + b / 2 - 0.5 for b in range(0, n, BLOCK_SIZE)]
@@ -617,11 +619,10 @@ def draw_figure(rep: Report, path: Path) -> str | None:
     ax.set_xticklabels([block_label(i, n) for i in range(len(centres))], fontsize=7)
     ax.set_yticks(range(len(rep.approaches)))
     ax.set_yticklabels([a.label for a in rep.approaches], fontsize=8)
-    ax.set_xlabel("instances in difficulty order (lama-first plan length; unsolved last), blocks of 10")
+    ax.set_xlabel("instances in difficulty order (lama-first plan length, unsolved last), blocks of 10", fontsize=8)
     ax.legend(handles=[Patch(facecolor=COLOURS[s], edgecolor="grey", label=s.replace("_", " ")) for s in states],
-              loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=len(states), fontsize=7, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
+              loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(states), fontsize=7, frameon=False)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
     plt.close(fig)
     return None
 

@@ -329,3 +329,21 @@ def test_report_figure(experiment_dirs: dict[str, Any]) -> None:
 
     assert has(COLOURS["solved"]) and has(COLOURS["timeout"]) and has(COLOURS["early_exit"])
     assert "fig_outcomes.png" in (experiment_dirs["root"] / "report" / "report.md").read_text()
+
+
+def test_report_markdown_tables_are_well_formed(experiment_dirs: dict[str, Any]) -> None:
+    md = (experiment_dirs["root"] / "report" / "report.md").read_text()
+    tables: list[list[str]] = []
+    previous = False
+    for line in md.splitlines():
+        is_row = line.startswith("|")
+        if is_row and not previous:
+            tables.append([])
+        if is_row:
+            tables[-1].append(line)
+        previous = is_row
+    assert len(tables) >= 7
+    for table in tables:
+        widths = {row.count("|") for row in table}
+        assert len(widths) == 1, table[0]
+        assert set(table[1]) <= {"|", "-"}
