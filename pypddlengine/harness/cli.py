@@ -127,7 +127,7 @@ def run(**opts: object) -> None:
 
     try:
         summary = anyio.run(main)
-    except ManifestMismatch as err:
+    except (ManifestMismatch, LookupError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
     solved = sum(1 for r in summary.records if r["outcome"] == "solved")
@@ -190,7 +190,10 @@ def replay(results: str, traces: tuple[str, ...]) -> None:
 
     differing = 0
     for trace in traces:
-        old, new = anyio.run(replay_run, results, trace)
+        try:
+            old, new = anyio.run(replay_run, results, trace)
+        except (OSError, LookupError, ValueError) as err:
+            raise click.ClickException(f"{trace}: {err}") from None
         diffs = compare_records(old, new)
         differing += bool(diffs)
         click.echo(f"{trace}: {format_differences(diffs)}")

@@ -183,11 +183,15 @@ async def execute_run(
     run_id = uuid.uuid4().hex
     started_at = utc_now()
     opened: Toolbox | None = None
+    open_error: Exception | None = None
     if config.method == "agentic" and toolbox is None:
         assert ctx.toolbox_factory is not None
-        opened = ctx.toolbox_factory()
-        await opened.__aenter__()
-        toolbox = opened
+        try:
+            candidate = ctx.toolbox_factory()
+            await candidate.__aenter__()
+            opened = toolbox = candidate
+        except Exception as err:  # a server that does not start: this run is an error, the others go on
+            open_error = err
     try:
         deadline = Deadline(config.budget_s, ctx.clock)
         trace = TraceWriter(trace_path, run_id, ctx.clock, deadline.start)
@@ -196,7 +200,9 @@ async def execute_run(
         trace.event("run_start", method=config.method, instance_id=task.instance_id, replicate=replicate,
                     budget_s=config.budget_s)
         try:
-            if config.method == "direct":
+            if open_error is not None:
+                result = MethodResult("error", "mcp_error", message=f"{type(open_error).__name__}: {open_error}")
+            elif config.method == "direct":
                 result = await run_direct(task, caller, trace, prompts=config.prompts or prompt_set("direct"))
             else:
                 assert toolbox is not None

@@ -83,3 +83,11 @@ def test_run_with_no_tasks_is_a_usage_error(tmp_path: Path) -> None:
         "run", "--method", "direct", "--provider", "openai", "--model", "m", "--tasks", str(tmp_path / "*.pddl"),
         "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "no problem files" in result.output
+
+
+def test_a_tool_the_server_does_not_list_is_refused(tmp_path: Path, blocks: Path) -> None:
+    result = CliRunner().invoke(experiment, [
+        "run", "--method", "agentic", "--provider", "openai", "--model", "m", "--tasks",
+        str(blocks / "instance-1.pddl"), "--out", str(tmp_path / "x"), "--base-url", "http://127.0.0.1:9/v1",
+        "--tools", "execute_single_action,teleport"])
+    assert result.exit_code == 2 and "does not list the tool(s) teleport" in result.output

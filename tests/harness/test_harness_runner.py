@@ -130,3 +130,28 @@ def test_unknown_tools_in_the_tool_set_stop_the_experiment_before_any_run(tmp_pa
     with pytest.raises(LookupError, match="teleport"):
         run(config, resolve_tasks(str(blocks), limit=1), tmp_path, oracle(blocks))
     assert not (tmp_path / "runs.jsonl").exists()
+
+
+def test_a_server_that_fails_to_start_for_one_run(tmp_path: Path, blocks: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import pypddlengine.harness.runner as runner_module
+    from pypddlengine.harness.mcp_bridge import Toolbox
+
+    opened = {"n": 0}
+
+    class Flaky(Toolbox):
+        async def __aenter__(self) -> Toolbox:
+            opened["n"] += 1
+            if opened["n"] == 2:  # the manifest's probe is the first; the first run's server fails
+                raise OSError("server did not start")
+            return await super().__aenter__()
+
+    monkeypatch.setattr(runner_module, "Toolbox", Flaky)
+    never = ScriptedProvider(lambda c, t, p: Turn(text="I give up."))
+    records = run(ExperimentConfig("agentic", CallParams("m"), concurrency=1), resolve_tasks(str(blocks), limit=2),
+                  tmp_path, never)
+    by_id = {r["instance_id"]: r for r in records}
+    assert (by_id["instance-1"]["outcome"], by_id["instance-1"]["outcome_detail"]) == ("error", "mcp_error")
+    assert "server did not start" in by_id["instance-1"]["validator"]["message"]
+    assert by_id["instance-1"]["usage"]["calls"] == 0
+    assert by_id["instance-2"]["outcome"] == "early_exit"
