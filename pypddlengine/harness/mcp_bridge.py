@@ -33,20 +33,11 @@ from typing import Any
 
 import anyio
 
+from ..mcp_server.names import PAPER_TOOLS
 from .types import ToolSpec
 
 __all__ = ["PAPER_TOOLS", "ToolOutcome", "Toolbox", "ToolboxSettings", "tool_specs_from_listing"]
 
-PAPER_TOOLS = (
-    "initialise_session",
-    "query_current_state",
-    "query_applicable_actions",
-    "execute_single_action",
-    "reset_to_initial_state",
-    "query_action_history",
-    "validate_complete_plan",
-)
-"""The seven operations of the paper, by their MCP tool names."""
 
 
 @dataclass(frozen=True)

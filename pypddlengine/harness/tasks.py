@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -23,12 +22,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..lifted import LiftedTask
 
-__all__ = ["TaskSpec", "natural_key", "resolve_tasks"]
+from ..task import natural_key
 
-
-def natural_key(text: str) -> list[Any]:
-    """Sort key that orders embedded numbers by value: ``p2 < p10``."""
-    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
+__all__ = ["TaskSpec", "natural_key", "resolve_tasks"]  # natural_key: the engine's, re-exported
 
 
 def _sha256(path: Path) -> str:

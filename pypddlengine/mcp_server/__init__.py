@@ -35,11 +35,13 @@ slow call never stalls the other clients of an HTTP server.
 """
 
 from .errors import ERROR_CODES, ToolFailure
+from .names import PAPER_TOOLS
 from .server import EngineServer, LogLevel, build_server, run_server
 from .store import ServerOptions, SessionStore
 
 __all__ = [
     "ERROR_CODES",
+    "PAPER_TOOLS",
     "EngineServer",
     "LogLevel",
     "ServerOptions",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from lark import Token, Transformer
@@ -127,18 +128,17 @@ def _shared_term(name: str) -> Variable | Constant:
 _RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
 
 
-def _split_atom_run(tok: Token) -> list[Atom]:
-    """The atoms of an ATOMS/GROUND_ATOMS token (a run of simple atoms, with
-    whitespace and comments between them), each with its own span."""
+def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
+    """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
+    atoms with whitespace and comments between them): each one's inner text
+    and its span."""
     value: str = tok.value
     line: int = tok.line  # type: ignore[assignment]
     line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
     last = 0
-    atoms: list[Atom] = []
-    append = atoms.append
     for m in _RUN_PIECE.finditer(value):
         inner = m.group(1)
-        if inner is None:
+        if inner is None:  # a comment between atoms
             continue
         start = m.start()
         newlines = value.count("\n", last, start)
@@ -146,15 +146,15 @@ def _split_atom_run(tok: Token) -> list[Atom]:
             line += newlines
             line_start = value.rfind("\n", last, start) + 1
         last = start
-        end = m.end()
+        yield inner, Span(line, start - line_start + 1, line, m.end() - line_start + 1)
+
+
+def _split_atom_run(tok: Token) -> list[Atom]:
+    """The atoms of an ATOMS/GROUND_ATOMS token, each with its own span."""
+    atoms: list[Atom] = []
+    for inner, span in _run_pieces(tok):
         parts = inner.lower().split()
-        append(
-            Atom(
-                parts[0],
-                tuple([_shared_term(p) for p in parts[1:]]),
-                Span(line, start - line_start + 1, line, end - line_start + 1),
-            )
-        )
+        atoms.append(Atom(parts[0], tuple([_shared_term(p) for p in parts[1:]]), span))
     return atoms
 
 
@@ -226,27 +226,14 @@ def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
 
     ``span`` covers the whole ``(name arg ...)``; argument spans are left empty
     and recomputed from the source when a message needs one."""
-    value: str = tok.value
-    line: int = tok.line  # type: ignore[assignment]
-    line_start = -tok.column + 1  # type: ignore[operator]
-    last = 0
     steps: list[PlanStep] = []
-    for m in _RUN_PIECE.finditer(value):
-        inner = m.group(1)
-        if inner is None:
-            continue
-        start = m.start()
-        newlines = value.count("\n", last, start)
-        if newlines:
-            line += newlines
-            line_start = value.rfind("\n", last, start) + 1
-        last = start
+    for inner, span in _run_pieces(tok):
         words = inner.split()
         steps.append(
             PlanStep(
                 words[0].lower(),
                 tuple([w.lower() for w in words[1:]]),
-                Span(line, start - line_start + 1, line, m.end() - line_start + 1),
+                span,
                 f"({' '.join(words)})",
                 (),
                 time if not steps else None,

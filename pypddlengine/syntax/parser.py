@@ -371,6 +371,21 @@ def _with_source(node: Domain | Problem, source: SourceFile) -> Domain | Problem
     return node
 
 
+def _parse_kind(data: str | bytes, filename: str | None, max_bytes: int, kind: str) -> Domain | Problem:
+    """Parse a file that must hold a ``kind`` ("domain" or "problem")."""
+    node = parse_pddl(data, filename=filename or f"<{kind}>", max_bytes=max_bytes, _what=f"the {kind}")
+    found = "domain" if isinstance(node, Domain) else "problem"
+    if found != kind:
+        raise PDDLSyntaxError(
+            f"expected a {kind} '(define ({kind} ...) ...)', found a {found}",
+            code=ErrorCode.WRONG_FILE_KIND,
+            span=node.span,
+            source=node.source,
+            hint="the domain and the problem may have been given in the wrong order",
+        )
+    return node
+
+
 def parse_domain(
     data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
 ) -> Domain:
@@ -378,34 +393,14 @@ def parse_domain(
 
     Raises :class:`PDDLSyntaxError` on malformed text, including a problem
     passed where a domain is expected (code ``WRONG_FILE_KIND``)."""
-    name = filename or "<domain>"
-    node = parse_pddl(data, filename=name, max_bytes=max_bytes, _what="the domain")
-    if not isinstance(node, Domain):
-        raise PDDLSyntaxError(
-            "expected a domain '(define (domain ...) ...)', found a problem",
-            code=ErrorCode.WRONG_FILE_KIND,
-            span=node.span,
-            source=node.source,
-            hint="the domain and the problem may have been given in the wrong order",
-        )
-    return node
+    return _parse_kind(data, filename, max_bytes, "domain")  # type: ignore[return-value]
 
 
 def parse_problem(
     data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
 ) -> Problem:
     """Parse a problem from PDDL text (or bytes). See :func:`parse_domain`."""
-    name = filename or "<problem>"
-    node = parse_pddl(data, filename=name, max_bytes=max_bytes, _what="the problem")
-    if not isinstance(node, Problem):
-        raise PDDLSyntaxError(
-            "expected a problem '(define (problem ...) ...)', found a domain",
-            code=ErrorCode.WRONG_FILE_KIND,
-            span=node.span,
-            source=node.source,
-            hint="the domain and the problem may have been given in the wrong order",
-        )
-    return node
+    return _parse_kind(data, filename, max_bytes, "problem")  # type: ignore[return-value]
 
 
 def parse_plan(data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES) -> Plan:
