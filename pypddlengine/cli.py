@@ -128,6 +128,18 @@ def validate(domain: str, problem: str, plans: Sequence[str], as_json: bool, qui
     Example:
       pypddl validate domain.pddl p01.pddl p01.plan
     """
+    from .gcpause import paused_gc
+
+    with paused_gc():  # a short process building acyclic data: the collector would only rescan it
+        status, results = _validate_all(domain, problem, plans, as_json, quiet)
+    if as_json and not quiet:
+        _echo_json(results if len(results) > 1 else results[0])
+    sys.exit(status)
+
+
+def _validate_all(
+    domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool
+) -> tuple[int, list[dict[str, Any]]]:
     from .errors import PDDLError
     from .loading import load_task, read_file
     from .syntax import parse_plan
@@ -139,7 +151,7 @@ def validate(domain: str, problem: str, plans: Sequence[str], as_json: bool, qui
         report_error(err)
         sys.exit(BAD_INPUT)
     status = OK
-    results = []
+    results: list[dict[str, Any]] = []
     for name in plans:
         try:
             data = sys.stdin.buffer.read() if name == "-" else read_file(name)
@@ -156,9 +168,7 @@ def validate(domain: str, problem: str, plans: Sequence[str], as_json: bool, qui
         if quiet or as_json:
             continue
         click.echo(_describe(name, report))
-    if as_json and not quiet:
-        _echo_json(results if len(results) > 1 else results[0])
-    sys.exit(status)
+    return status, results
 
 
 def _describe(name: str, report: Any) -> str:

@@ -34,15 +34,14 @@ relaxed-reachable atoms: the test oracle for :func:`ground`.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import ErrorCode, GroundingLimitError
+from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .task import GroundAction, GroundingStats, Task
 
@@ -58,28 +57,6 @@ class GroundingOptions:
 
 
 DEFAULT_OPTIONS = GroundingOptions()
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building large acyclic data.
-
-    Grounding allocates hundreds of thousands of tuples and actions and no
-    reference cycles; the collector's repeated scans of that growing heap cost
-    about half of the grounding time on large tasks. Afterwards everything
-    allocated meanwhile is moved to the oldest generation (``freeze`` then
-    ``unfreeze``) instead of being scanned by the next young-generation
-    collection, which on Blocksworld-200 saves another ~15 %: the task is
-    long-lived anyway. The previous setting is restored."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 # ----------------------------------------------------------------------------- join plans
