@@ -14,7 +14,15 @@ FEEDBACK = ("plain", "progress", "heuristic", "full")
 
 @click.group("experiment", context_settings={"help_option_names": ["-h", "--help"]})
 def experiment() -> None:
-    """Run and report LLM planning experiments (direct and agentic)."""
+    """Run and report LLM planning experiments (direct and agentic).
+
+    \b
+    Example (the paper's agentic approach on the 102 IPC-2000 Blocksworld tasks):
+      pypddl experiment run --method agentic --provider anthropic \\
+          --model claude-haiku-4-5-20251001 --tasks path/to/ipc2000-blocks-strips-typed \\
+          --budget 180 --out results/agentic
+      pypddl experiment report results/reference results/agentic --out report/
+    """
 
 
 def _tool_set(value: str) -> tuple[str, ...] | None:
@@ -70,7 +78,15 @@ def run(**opts: object) -> None:
     """Run one approach on a set of tasks; one JSONL record per run.
 
     Resumable: runs already recorded in --out are skipped. Keys are read from
-    the environment; a provider refuses to start without one."""
+    the environment; a provider refuses to start without one.
+
+    \b
+    Examples:
+      pypddl experiment run --method direct --provider anthropic \\
+          --model claude-haiku-4-5-20251001 --tasks path/to/tasks --budget 180 --out results/direct
+      pypddl experiment run --method agentic --provider openai --base-url http://localhost:11434/v1 \\
+          --model qwen2.5:14b --tasks blocksworld --feedback heuristic --out results/qwen-h
+    """
     import anyio
 
     from .mcp_bridge import ToolboxSettings, parse_command
@@ -151,7 +167,12 @@ def run(**opts: object) -> None:
 def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_plans: str | None,
            difficulty_file: str | None, labels: tuple[str, ...]) -> None:
     """Tables II and III, tokens, McNemar tests and the per-instance figure
-    from the records of any set of approaches (Fast Downward's included)."""
+    from the records of any set of approaches (Fast Downward's included).
+
+    \b
+    Example:
+      pypddl experiment report results/reference results/direct results/agentic --out report/
+    """
     from .report import build_report, load_approaches, write_report
 
     names = {}
@@ -183,7 +204,12 @@ def replay(results: str, traces: tuple[str, ...]) -> None:
     """Replay recorded runs from their traces and compare with their records.
 
     TRACES are trace files (relative to RESULTS or absolute). Exit code 1 if
-    any replay differs from its record."""
+    any replay differs from its record.
+
+    \b
+    Example:
+      pypddl experiment replay results/agentic traces/agentic/instance-7/r0.jsonl
+    """
     import anyio
 
     from .replay import compare_records, format_differences, replay_run

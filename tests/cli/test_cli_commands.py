@@ -123,9 +123,13 @@ def test_help_and_version() -> None:
     assert r.exit_code == 0
     for name in ("validate", "check", "ground", "play", "serve", "solve", "generate", "experiment"):
         assert name in r.output
-    for name in ("validate", "check", "ground", "play"):
+    for name in ("validate", "check", "ground", "play", "serve", "demo", "solve", "generate", "batch", "reference",
+                 "experiment"):
         sub = run(name, "--help")
-        assert sub.exit_code == 0 and "Example" in sub.output
+        assert sub.exit_code == 0 and "Example" in sub.output, name
+    for sub_name in ("run", "report", "replay"):
+        sub = run("experiment", sub_name, "--help")
+        assert sub.exit_code == 0 and "Example" in sub.output, sub_name
     assert re.match(r"pypddl, version \d+\.\d+", run("--version").output)
 
 
