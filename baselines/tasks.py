@@ -20,20 +20,16 @@ numbered collections such as the IPC-2000 Blocksworld set.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pypddlengine.records import sha256_file
 from pypddlengine.task import natural_key
 
 __all__ = ["TaskRef", "bundled", "discover", "natural_key", "select"]
 
 _HEAD = re.compile(rb"\(\s*define\s*\(\s*(domain|problem)\b", re.IGNORECASE)
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -47,7 +43,7 @@ class TaskRef:
 
     def _hash(self, which: str) -> str:
         if which not in self._hashes:
-            self._hashes[which] = _sha256(self.domain if which == "domain" else self.problem)
+            self._hashes[which] = sha256_file(self.domain if which == "domain" else self.problem)
         return self._hashes[which]
 
     @property

@@ -7,24 +7,27 @@ Layout of ``results/<name>/``::
     traces/<method>/<instance>/r<k>.jsonl every model turn and tool call of one run
 
 ``runs.jsonl`` is appended one line at a time and synced to disk, so a crash
-loses at most the run in progress. Resuming skips every ``(method,
-instance_id, replicate)`` that already has a record; when a key appears more
-than once (a rerun of failed runs) the last record counts.
+loses at most the run in progress. Reading and appending use
+:mod:`pypddlengine.records`, shared with the Fast Downward runner: each
+append holds the file's lock and first cuts a line torn by a hard kill.
+Resuming skips every ``(method, instance_id, replicate)`` that already has a
+record; when a key appears more than once (a rerun of failed runs) the last
+record counts.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import os
-import platform
-import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from ..records import RUN_SCHEMA, RecordWriter, environment_fields, read_records, utc_now
+from ..records import record_key as run_key
 
 __all__ = [
     "RUN_SCHEMA",
@@ -37,34 +40,7 @@ __all__ = [
     "utc_now",
 ]
 
-RUN_SCHEMA = "pypddl.run/1"
 MANIFEST_SCHEMA = "pypddl.manifest/1"
-
-
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def run_key(record: dict[str, Any]) -> tuple[str, str, int]:
-    return (str(record["method"]), str(record["instance_id"]), int(record.get("replicate") or 0))
-
-
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of a ``runs.jsonl``; a torn last line (a crash while
-    writing) and records of other schemas are skipped."""
-    if not path.is_file():
-        return
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and record.get("schema") == RUN_SCHEMA:
-                yield record
 
 
 def _json_default(value: Any) -> Any:
@@ -130,7 +106,7 @@ class ResultsStore:
         self._lock = threading.Lock()
 
     def records(self) -> list[dict[str, Any]]:
-        return list(read_records(self.runs_path))
+        return read_records(self.runs_path).records
 
     def latest(self) -> dict[tuple[str, str, int], dict[str, Any]]:
         out: dict[tuple[str, str, int], dict[str, Any]] = {}
@@ -148,13 +124,11 @@ class ResultsStore:
         return keys
 
     def append(self, record: dict[str, Any]) -> None:
-        line = dumps(record) + "\n"
-        with self._lock:
-            self.root.mkdir(parents=True, exist_ok=True)
-            with self.runs_path.open("a", encoding="utf-8") as fh:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
+        """Append ``record`` to ``runs.jsonl`` as one synced line. The file's
+        lock is taken for each append (waiting while another process
+        appends), so runs of one folder never interleave inside a line."""
+        with self._lock, RecordWriter(self.runs_path, wait=True, default=_json_default) as writer:
+            writer.write(record)
 
     def trace_path(self, method: str, instance_id: str, replicate: int) -> Path:
         return self.root / "traces" / _safe(method) / _safe(instance_id) / f"r{replicate}.jsonl"
@@ -219,33 +193,16 @@ def env_info() -> dict[str, Any]:
         return _ENV_CACHE
     from importlib import metadata
 
-    from .. import __version__
-
     sdk: dict[str, str | None] = {}
     for dist in ("anthropic", "openai", "mcp", "httpx2", "matplotlib", "scipy"):
         try:
             sdk[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             sdk[dist] = None
-    _ENV_CACHE = {
-        "git_commit": _git_commit(),
-        "engine_version": __version__,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "sdk": sdk,
-    }
+    # the harness has always recorded the bare commit, without the Fast
+    # Downward runner's "-dirty" mark
+    _ENV_CACHE = {**environment_fields(mark_dirty=False), "sdk": sdk}
     return _ENV_CACHE
-
-
-def _git_commit() -> str | None:
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def machine_info() -> dict[str, Any]:

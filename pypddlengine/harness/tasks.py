@@ -13,7 +13,6 @@ are in natural order of their file names (``instance-2`` before
 from __future__ import annotations
 
 import glob
-import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,13 +21,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..lifted import LiftedTask
 
+from ..records import sha256_file
 from ..task import natural_key
 
 __all__ = ["TaskSpec", "natural_key", "resolve_tasks"]  # natural_key: the engine's, re-exported
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -48,11 +44,11 @@ class TaskSpec:
 
     @cached_property
     def domain_sha256(self) -> str:
-        return _sha256(self.domain_path)
+        return sha256_file(self.domain_path)
 
     @cached_property
     def problem_sha256(self) -> str:
-        return _sha256(self.problem_path)
+        return sha256_file(self.problem_path)
 
     @cached_property
     def lifted(self) -> LiftedTask:
