@@ -285,6 +285,14 @@ def peak_mb() -> float:
 WORKERS = {name[2:]: fn for name, fn in globals().items() if name.startswith("w_")}
 
 
+def run_worker_median(name: str, task: tuple[Path, Path, Path | None], timeout: float, runs: int = 3) -> dict:
+    """Median (by seconds) of ``runs`` fresh worker processes: one-shot timings
+    such as initialising a session are noisy on a shared machine."""
+    results = [run_worker(name, task, timeout) for _ in range(runs)]
+    good = sorted((r for r in results if "seconds" in r), key=lambda r: r["seconds"])
+    return good[len(good) // 2] if good else results[0]
+
+
 def run_worker(name: str, task: tuple[Path, Path, Path | None], timeout: float) -> dict:
     cmd = [sys.executable, __file__, "--worker", name, str(task[0]), str(task[1]), str(task[2] or "")]
     try:
@@ -347,7 +355,8 @@ def main() -> None:
                 if name == "up_parse" and "400" in label:
                     r[name] = {"error": "skipped (UP parse ~1 s)"}
                     continue
-                r[name] = run_worker(name, task, args.timeout)
+                one_shot = name in ("ours_init", "pyperplan_ground", "fd_explore")
+                r[name] = (run_worker_median if one_shot else run_worker)(name, task, args.timeout)
             if task[2] is not None:
                 r["ours_execute"] = run_worker("ours_execute", task, args.timeout)
                 r["ours_validate"] = run_worker("ours_validate", task, args.timeout)
@@ -367,7 +376,7 @@ def main() -> None:
     table("Parse (domain + problem; median)", [
         ("pypddlengine", "ours_parse", "seconds", "ms"), ("FD translator", "fd_parse", "seconds", "ms"),
         ("pyperplan", "pyperplan_parse", "seconds", "ms"), ("unified-planning", "up_parse", "seconds", "ms")])
-    table("Initialise to ready (ours: text to Session; others: grounding after parsing)", [
+    table("Initialise to ready (ours: text to Session; others: grounding after parsing; median of 3 processes)", [
         ("pypddlengine", "ours_init", "seconds", "s"), ("pyperplan ground", "pyperplan_ground", "seconds", "s"),
         ("FD explore", "fd_explore", "seconds", "s")])
     print("| task | ours actions | pyperplan actions | FD explore actions | ratio pyperplan/ours | ratio FD/ours |")

@@ -166,14 +166,19 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     for t in schema.neg:
         if t[0] in static:
             lines.append(f"    if {_key(t, term)} in init: return")
-    pre = [f"p{i}" for i, t in enumerate(t for t in schema.pre if t[0] not in static)]
-    for i, t in enumerate(t for t in schema.pre if t[0] not in static):
+    fluent_pre = [t for t in schema.pre if t[0] not in static]
+    pre = [f"p{i}" for i in range(len(fluent_pre))]
+    known = {t: f"p{i}" for i, t in enumerate(fluent_pre)}  # STRIPS deletes are mostly preconditions
+    for i, t in enumerate(fluent_pre):
         lines.append(f"    p{i} = ids[{_key(t, term)}]")
     names: dict[str, list[str]] = {"neg": [], "add": [], "delete": []}
     count = 0
     for kind, templates in (("neg", schema.neg), ("add", schema.add), ("delete", schema.delete)):
         for t in templates:
             if kind == "neg" and t[0] in static:
+                continue
+            if kind == "delete" and t in known:
+                names[kind].append(known[t])
                 continue
             v = f"x{count}"
             count += 1
