@@ -14,6 +14,7 @@ import functools
 import os
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -199,48 +200,39 @@ def _describe_token(tok: Token) -> str:
     return f"'{value}'"
 
 
-def _unclosed_paren(text: str) -> Span | None:
-    """Position of the outermost '(' that is never closed (comments skipped)."""
-    stack: list[tuple[int, int]] = []
+def _parens(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each '(' or ')' outside comments, with its line and column."""
     for lineno, line in enumerate(text.splitlines(), start=1):
         code = line.split(";", 1)[0]
         for col, ch in enumerate(code, start=1):
-            if ch == "(":
-                stack.append((lineno, col))
-            elif ch == ")" and stack:
-                stack.pop()
+            if ch in "()":
+                yield ch, lineno, col
+
+
+def _unclosed_paren(text: str) -> Span | None:
+    """Position of the '(' that is never closed (the outermost when it is the
+    only one, else the innermost)."""
+    stack: list[tuple[int, int]] = []
+    for ch, line, col in _parens(text):
+        if ch == "(":
+            stack.append((line, col))
+        elif stack:
+            stack.pop()
     if not stack:
         return None
     line, col = stack[0] if len(stack) == 1 else stack[-1]
     return Span(line, col, line, col + 1)
 
 
-def _first_form_end(text: str) -> Span | None:
-    """Position of the ')' that closes the first top-level form."""
+def _first_depth(text: str, depth_reached: int) -> Span | None:
+    """Position of the first ')' after which the nesting depth is
+    ``depth_reached``: 0 is the end of the first top-level form, -1 an
+    unmatched ')'."""
     depth = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        code = line.split(";", 1)[0]
-        for col, ch in enumerate(code, start=1):
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    return Span(lineno, col, lineno, col + 1)
-    return None
-
-
-def _unmatched_close(text: str) -> Span | None:
-    depth = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        code = line.split(";", 1)[0]
-        for col, ch in enumerate(code, start=1):
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth < 0:
-                    return Span(lineno, col, lineno, col + 1)
+    for ch, line, col in _parens(text):
+        depth += 1 if ch == "(" else -1
+        if ch == ")" and depth == depth_reached:
+            return Span(line, col, line, col + 1)
     return None
 
 
@@ -287,7 +279,7 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
     span = Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
     expected = _expected_words(err.expected or ())
     if tok.type == "RPAR" and "')'" not in expected:
-        extra = _unmatched_close(text)
+        extra = _first_depth(text, -1)
         if extra is not None:
             return PDDLSyntaxError(
                 f"unbalanced parentheses: the ')' at {extra} has no matching '('",
@@ -297,7 +289,7 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
                 details={"expected": expected},
             )
     if expected == ["the end of the input"] and what != "the plan":
-        end = _first_form_end(text)
+        end = _first_depth(text, 0)
         if end is not None and (end.line, end.column) < (span.line, span.column):
             return PDDLSyntaxError(
                 f"unbalanced parentheses: the ')' at {end} closes the top-level form early, "
