@@ -64,6 +64,7 @@ from .model import (
     Variable,
     When,
 )
+from .syntax import KNOWN_DOMAIN_SECTIONS, KNOWN_PROBLEM_SECTIONS
 
 __all__ = ["TOTAL_COST", "CheckReport", "PDDLWarning", "check", "ensure_valid", "term_span"]
 
@@ -208,9 +209,7 @@ class _Checker:
         if feature is not None:
             self.feature(feature, span)
             return
-        known = list(_UNSUPPORTED_SECTIONS)
-        known += [":requirements", ":types", ":constants", ":predicates", ":functions", ":action",
-                  ":domain", ":objects", ":init", ":goal", ":metric"]
+        known = [*_UNSUPPORTED_SECTIONS, *KNOWN_DOMAIN_SECTIONS, *KNOWN_PROBLEM_SECTIONS]
         self.error(PDDLSyntaxError, ErrorCode.UNKNOWN_SECTION, f"unknown section '{keyword}'", span,
                    hint=_suggest(keyword, known))
 

@@ -8,8 +8,7 @@ computes signals the environment can vouch for:
   Hoffmann & Nebel's relaxed-plan heuristic, computed with best supporters
   from ``h_add``), counted in action costs (steps in unit-cost tasks);
 * goal atoms that are unreachable even when delete effects are ignored: a
-  proof that the state is a dead end (no plan from it exists);
-* the achievers of an atom: ground actions that add it.
+  proof that the state is a dead end (no plan from it exists).
 
 Negative preconditions and negative goals are ignored by the relaxation, as
 usual. Costs are exact numbers; ``None`` stands for "unreachable".
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 
 from .task import GroundAction, State, Task
 
-__all__ = ["RelaxedAnalysis", "achievers", "analyse"]
+__all__ = ["RelaxedAnalysis", "analyse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +41,6 @@ class RelaxedAnalysis:
     @property
     def dead_end(self) -> bool:
         return bool(self.unreachable_goals)
-
-
-def achievers(task: Task, atom: int) -> list[GroundAction]:
-    """The ground actions that add ``atom``."""
-    return list(task.achievers(atom))
 
 
 def analyse(task: Task, state: State) -> RelaxedAnalysis:
