@@ -198,6 +198,7 @@ def _run_job(
         job.task.domain, job.task.problem, job.config,
         time_limit=time_limit, memory_mb=memory_mb, workdir=workdir, cancel=cancel,
     )
+    extra["load_1m_end"] = round(os.getloadavg()[0], 2)
     cross = None
     if crosscheck and result.plan is not None:
         cross = val_validate(job.task.domain, job.task.problem, result.plan_text())

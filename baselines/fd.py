@@ -61,6 +61,7 @@ __all__ = [
     "PlannerConfig",
     "PlannerUnavailable",
     "fd_driver",
+    "fd_provenance",
     "fd_version",
     "known_aliases",
     "resolve_config",
@@ -97,10 +98,41 @@ def fd_driver() -> Path:
 
 
 def fd_version() -> str:
+    """The version of the ``up-fast-downward`` wheel (not the planner's own)."""
     try:
         return importlib.metadata.version("up-fast-downward")
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+_RELEASE = re.compile(r'^__version__\s*=\s*"([^"]+)"', re.M)
+
+
+@functools.cache
+def fd_provenance() -> dict[str, str | None]:
+    """What planner really ran: the wheel's version, Fast Downward's release
+    (``driver/version.py``) and the git revision compiled into the search
+    binary (``downward --internal-git-revision``, what ``fast-downward.py
+    --version`` prints). ``None`` where it cannot be read."""
+    info: dict[str, str | None] = {"wheel": fd_version(), "release": None, "git_revision": None}
+    try:
+        root = fd_driver().parent
+    except PlannerUnavailable:
+        return info
+    try:
+        found = _RELEASE.search((root / "driver" / "version.py").read_text(encoding="utf-8"))
+        info["release"] = found.group(1) if found else None
+    except OSError:
+        pass
+    binary = root / "builds" / "release" / "bin" / "downward"
+    try:
+        out = subprocess.run([str(binary), "--internal-git-revision"], capture_output=True, text=True,
+                             timeout=30, check=False)
+        revision = out.stdout.strip()
+        info["git_revision"] = revision if out.returncode == 0 and revision else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
 
 
 @functools.cache

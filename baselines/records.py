@@ -30,7 +30,7 @@ from pypddlengine.records import (
     utc_now,
 )
 
-from .fd import FDResult, fd_version
+from .fd import FDResult, fd_provenance, fd_version
 from .outcomes import record_outcome
 from .tasks import TaskRef
 
@@ -51,7 +51,8 @@ SCHEMA = RUN_SCHEMA  # the name this module has always used
 
 def environment() -> dict[str, Any]:
     """The ``env`` block, computed once per batch."""
-    return {**environment_fields(), "sdk": {"up-fast-downward": fd_version()}, "cpu_count": os.cpu_count()}
+    return {**environment_fields(), "sdk": {"up-fast-downward": fd_version()}, "fast_downward": fd_provenance(),
+            "cpu_count": os.cpu_count()}
 
 
 def make_record(
@@ -84,6 +85,8 @@ def make_record(
         "memory_limit_mb": result.memory_mb,
         "plans": [p.to_dict() for p in result.plans],
         "fd_version": fd_version(),
+        "fd_release": fd_provenance()["release"],
+        "fd_revision": fd_provenance()["git_revision"],
     }
     if result.outcome.value not in ("solved", "timeout"):
         planner["log_tail"] = result.log_tail

@@ -100,10 +100,12 @@ def git_commit(*, mark_dirty: bool = True) -> str | None:
 
 def environment_fields(*, mark_dirty: bool = True) -> dict[str, Any]:
     """The ``env`` keys every run record has: ``git_commit``,
-    ``engine_version``, ``python``, ``platform``. Each adapter adds its
-    ``sdk`` versions (and whatever else it records)."""
+    ``engine_version``, ``python``, ``platform``, ``host`` (the machine that
+    ran the run). Each adapter adds its ``sdk`` versions (and whatever else it
+    records)."""
     return {
         "git_commit": git_commit(mark_dirty=mark_dirty),
+        "host": platform.node(),
         "engine_version": __version__,
         "python": platform.python_version(),
         "platform": platform.platform(),

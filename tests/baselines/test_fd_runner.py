@@ -141,3 +141,19 @@ def test_ctrl_c_in_the_main_thread_leaves_no_planner_running(tmp_path: Path) -> 
     with pytest.raises(KeyboardInterrupt):
         run_fd(*task("blocksworld/p11"), "lama-first", time_limit=30, workdir=workdir)
     assert processes_mentioning(str(workdir)) == []
+
+
+def test_provenance_is_the_planner_that_runs_not_the_wheel() -> None:
+    """The release and git revision recorded are what the driver's own
+    ``--version`` prints (not the up-fast-downward wheel's version)."""
+    import subprocess
+    import sys
+
+    from pypddlengine.baselines.fd import fd_driver, fd_provenance
+
+    out = subprocess.run([sys.executable, str(fd_driver()), "--version"], capture_output=True, text=True,
+                         timeout=60, check=False).stdout
+    info = fd_provenance()
+    assert info["release"] and f"Fast Downward {info['release']}" in out
+    assert info["git_revision"] and f"]: {info['git_revision']}" in out
+    assert info["wheel"] != info["release"]

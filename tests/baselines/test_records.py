@@ -73,6 +73,7 @@ def test_unsolved_and_invalid_records() -> None:
 def test_environment_names_versions() -> None:
     env = environment()
     assert env["engine_version"] and env["python"] and "up-fast-downward" in env["sdk"]
+    assert env["host"] and set(env["fast_downward"]) == {"wheel", "release", "git_revision"}
 
 
 def test_writer_appends_whole_lines_and_reader_skips_a_torn_one(tmp_path: Path) -> None:
