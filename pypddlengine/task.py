@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .lifted import AtomKey, LiftedTask, Schema
 
-__all__ = ["GroundAction", "GroundingStats", "State", "Task"]
+__all__ = ["GroundAction", "GroundingStats", "RelaxedOperator", "State", "Task"]
 
 State = frozenset[int]
 """A state: the set of ids of the atoms that hold (static atoms included)."""
@@ -92,6 +93,26 @@ class GroundingStats:
     seconds: float
 
 
+class RelaxedOperator(NamedTuple):
+    """One operator of the delete relaxation, the only view of a task that
+    heuristics and relaxed dead-end analysis may use.
+
+    ``pre``: ids of the positive fluent atoms that must hold (no duplicates;
+    negative conditions are dropped by the relaxation); ``add``: the atoms it
+    makes true; ``cost``: its cost (0 for an axiom); ``action``: the ground
+    action it comes from, or ``None`` for an axiom; ``effect``: which part of
+    the action it relaxes, ``-1`` for the unconditional effects, ``i >= 0``
+    for the action's conditional effect number ``i`` (whose condition's
+    positive atoms are then part of ``pre``). A STRIPS action gives exactly
+    one operator with ``effect == -1``."""
+
+    pre: tuple[int, ...]
+    add: tuple[int, ...]
+    cost: float
+    action: GroundAction | None
+    effect: int
+
+
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -133,6 +154,7 @@ class Task:
         self.unconditioned: tuple[GroundAction, ...] = tuple(always)
         """Actions without positive fluent preconditions (checked on every query)."""
         self._pre_index: dict[int, list[GroundAction]] | None = None
+        self._relaxed: tuple[RelaxedOperator, ...] | None = None
         self._add_index: dict[int, tuple[GroundAction, ...]] | None = None
         self.init: State = frozenset(atom_ids[k] for k in lifted.init)
         fluent = lifted.fluent_predicates
@@ -211,6 +233,26 @@ class Task:
                     index.setdefault(a, []).append(action)
             self._pre_index = index
         return self._pre_index
+
+    def relaxed_operators(self) -> tuple[RelaxedOperator, ...]:
+        """The task's delete relaxation as :class:`RelaxedOperator` s (built on
+        first use, then cached), in action order. Operators that add nothing
+        are left out: they cannot help in the relaxation."""
+        if self._relaxed is None:
+            self._relaxed = tuple(
+                RelaxedOperator(tuple(dict.fromkeys(a.pre)), a.add, float(a.cost), a, -1)
+                for a in self.actions
+                if a.add
+            )
+        return self._relaxed
+
+    @property
+    def goal_atoms(self) -> tuple[int, ...]:
+        """The positive goal atom ids a relaxed analysis must reach (``-1`` for
+        a goal atom the grounding never reached: unreachable from the start).
+        For a goal that is not a conjunction of atoms, the task provides one
+        derived atom standing for it."""
+        return self.goal_pos
 
     def achievers(self, atom: int) -> tuple[GroundAction, ...]:
         """The actions that add ``atom`` (index built on first use)."""

@@ -142,3 +142,20 @@ def test_bad_pddl_raises_typed_errors() -> None:
     with pytest.raises(PDDLError) as info:
         Session.from_pddl(BASE_DOMAIN, BASE_PROBLEM.replace("(:domain bw)", "(:domain other)"))
     assert info.value.code == "DOMAIN_MISMATCH"
+
+
+def test_relaxed_operators_are_the_strips_actions_with_their_adds() -> None:
+    """One operator per action that adds something: same preconditions
+    (deduplicated), adds and cost; the goal atoms are the positive goals."""
+    from pypddlengine.bundled import bundled_task
+    from pypddlengine.grounding import ground
+    from pypddlengine.loading import load_task
+
+    task = ground(load_task(*bundled_task("logistics/p02")))
+    ops = task.relaxed_operators()
+    assert ops is task.relaxed_operators()  # cached
+    assert [op.action for op in ops] == [a for a in task.actions if a.add]
+    for op in ops:
+        assert op.effect == -1 and op.add == op.action.add and op.cost == op.action.cost
+        assert set(op.pre) == set(op.action.pre) and len(op.pre) == len(set(op.pre))
+    assert task.goal_atoms == task.goal_pos and all(g >= 0 for g in task.goal_atoms)
