@@ -88,10 +88,13 @@ def solve(
     """Solve DOMAIN PROBLEM with Fast Downward and print the validated plan.
 
     The plan goes to stdout (or to -o FILE) in IPC format, one action a line
-    and a final '; cost = N (unit cost)' line; a one-line summary goes to
+    and a final '; cost = N (unit cost)' line ('general cost' with the plan's
+    action cost for tasks with action costs); a one-line summary goes to
     stderr. Every plan is re-validated by pypddlengine's validator before it
-    is printed. Anytime configurations (seq-sat-lama-2011) use the whole
-    budget and return the last plan found before it ran out.
+    is printed. Anytime configurations (seq-sat-lama-2011) keep improving
+    their plan until the budget ends, unless they prove it optimal first
+    (then they stop early); the last plan found before the deadline is
+    returned.
 
     Exit codes: 0 a valid plan was found; 1 no plan (timeout, proved
     unsolvable, out of memory, planner error, invalid plan); 2 bad input or
@@ -115,6 +118,8 @@ def solve(
     from .val import val_validate
 
     try:
+        if bundled and (domain or problem):
+            raise click.UsageError("give DOMAIN and PROBLEM, or --task NAME, not both")
         if domain and problem:
             d, p = Path(domain), Path(problem)
         elif domain or problem or not bundled:
@@ -289,8 +294,9 @@ def reference(
     then orders the tasks by lama-first plan length (unsolved last; the rule
     is printed) and prints Table I (per block of 10 tasks: count solved by
     both, mean lama-first length, mean seq-sat-lama-2011 length, difference)
-    and the Fast Downward rows of Table II. seq-sat-lama-2011 always uses the
-    whole budget: the full protocol costs about 102 x 180 s for it alone.
+    and the Fast Downward rows of Table II. seq-sat-lama-2011 keeps searching
+    until the budget ends unless it proves its plan optimal, so the full
+    protocol costs up to 102 x 180 s for it alone.
 
     Exit codes: 0 tables printed; 2 bad input or options; 130 interrupted
     (run again to resume).

@@ -220,7 +220,9 @@ def resolve_config(spec: str, *, check_alias: bool = True) -> PlannerConfig:
 class FoundPlan:
     """One plan file. ``time_s``: seconds from launch until the file was
     completed; ``complete``: it ends with FD's cost line; ``valid``: our
-    validator's verdict (``None`` for an incomplete file)."""
+    validator's verdict (``None`` for an incomplete file); ``cost``: the
+    cost on FD's line; ``validated_cost``: the cost our validator computed
+    (action costs of the task; the step count in unit-cost tasks)."""
 
     file: str
     time_s: float
@@ -230,6 +232,8 @@ class FoundPlan:
     cost: int | None = None
     valid: bool | None = None
     message: str = ""
+    validated_cost: int | float | None = None
+    unit_cost: bool = True
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -237,6 +241,7 @@ class FoundPlan:
             "time_s": round(self.time_s, 3),
             "length": len(self.steps),
             "cost": self.cost,
+            "validated_cost": self.validated_cost,
             "complete": self.complete,
             "before_deadline": self.before_deadline,
             "valid": self.valid,
@@ -275,30 +280,52 @@ class FDResult:
     def plan_length(self) -> int | None:
         return None if self.plan is None else len(self.plan)
 
+    def _chosen(self) -> FoundPlan | None:
+        """The plan file the returned plan came from."""
+        chosen = [p for p in self.plans if p.steps == self.plan and p.complete and p.before_deadline]
+        return chosen[-1] if chosen and self.plan is not None else None
+
     @property
     def last_plan_s(self) -> float | None:
-        chosen = [p for p in self.plans if p.steps == self.plan and p.complete and p.before_deadline]
-        return round(chosen[-1].time_s, 3) if chosen and self.plan is not None else None
+        chosen = self._chosen()
+        return None if chosen is None else round(chosen.time_s, 3)
+
+    @property
+    def plan_cost(self) -> int | float | None:
+        """The returned plan's cost: our validator's, else Fast Downward's."""
+        chosen = self._chosen()
+        if chosen is None:
+            return None
+        return chosen.validated_cost if chosen.validated_cost is not None else chosen.cost
 
     def plan_text(self) -> str:
-        """The returned plan in IPC format (one action a line, then the cost)."""
+        """The returned plan in IPC format: one action a line, then the cost
+        line as Fast Downward writes it (``general cost`` for action-cost
+        tasks, with the plan's real cost)."""
         if self.plan is None:
             return ""
-        return "".join(f"{s}\n" for s in self.plan) + f"; cost = {len(self.plan)} (unit cost)\n"
+        chosen = self._chosen()
+        cost = self.plan_cost if self.plan_cost is not None else len(self.plan)
+        kind = "unit" if chosen is None or chosen.unit_cost else "general"
+        return "".join(f"{s}\n" for s in self.plan) + f"; cost = {_number(cost)} ({kind} cost)\n"
 
     def summary(self) -> str:
         """One line for people: outcome, plan length, times, configuration."""
         parts = [f"{self.config.method}: {self.outcome.value}"]
         if self.plan is not None:
             parts.append(f"plan length {len(self.plan)}" + ("" if self.plan_valid else " (INVALID)"))
+            chosen = self._chosen()
+            if chosen is not None and not chosen.unit_cost and self.plan_cost is not None:
+                parts.append(f"cost {_number(self.plan_cost)}")
         if self.last_plan_s is not None:
             parts.append(f"plan at {self.last_plan_s:.2f}s")
-        complete = [p for p in self.plans if p.complete]
-        if len(complete) > 1:
-            parts.append(f"{len(complete)} plans")
         parts.append(f"wall {self.wall_s:.2f}s of {self.time_limit:g}s")
         parts.append(self.detail)
         return "; ".join(parts)
+
+
+def _number(value: int | float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 # ----------------------------------------------------------------------------- process control
@@ -416,11 +443,13 @@ def _read_plans(workdir: Path, start_epoch: float, time_limit: float, lifted: Li
         steps = tuple(ln for ln in lines if not ln.startswith(";"))
         time_s = max(path.stat().st_mtime - start_epoch, 0.0)
         valid: bool | None = None
+        validated_cost: int | float | None = None
         message = "incomplete plan file (no cost line)"
         if cost_match:
             try:
                 report = validate_plan(lifted, parse_plan(text, filename=path.name))
                 valid, message = report.valid, report.summary()
+                validated_cost = report.cost if report.valid else None
             except PDDLError as err:
                 valid, message = False, f"unreadable plan: {err.message}"
         plans.append(
@@ -433,6 +462,8 @@ def _read_plans(workdir: Path, start_epoch: float, time_limit: float, lifted: Li
                 cost=int(cost_match.group(1)) if cost_match else None,
                 valid=valid,
                 message=message,
+                validated_cost=validated_cost,
+                unit_cost=not lifted.uses_action_costs,
             )
         )
     return plans
@@ -498,7 +529,8 @@ def run_fd(
             result.log_tail = str(err)
             return result
     keep = workdir is not None
-    run_dir = Path(workdir) if keep else Path(tempfile.mkdtemp(prefix="pypddl-fd-"))  # type: ignore[arg-type]
+    # resolved: Fast Downward runs inside it, so a relative path would be read from there
+    run_dir = Path(workdir).resolve() if keep else Path(tempfile.mkdtemp(prefix="pypddl-fd-"))  # type: ignore[arg-type]
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in run_dir.iterdir():  # a kept directory reused by a re-run
         if _PLAN_FILE.match(stale.name) or stale.name in ("output.sas", "fd.log"):

@@ -83,3 +83,56 @@ def test_generate_unsolvable_proves_or_refuses(tmp_path: Path) -> None:
     assert r.exit_code == 2
     r = runner.invoke(generate, ["blocksworld", "--blocks", "4", "--count", "2"])
     assert r.exit_code == 2  # --count needs --out-dir
+
+
+COST_DOMAIN = """(define (domain hops) (:requirements :typing :action-costs)
+  (:types place)
+  (:predicates (at ?p - place) (road ?a ?b - place))
+  (:functions (total-cost) - number (len ?a ?b - place) - number)
+  (:action go :parameters (?a ?b - place)
+    :precondition (and (at ?a) (road ?a ?b))
+    :effect (and (not (at ?a)) (at ?b) (increase (total-cost) (len ?a ?b)))))"""
+COST_PROBLEM = """(define (problem hops3) (:domain hops)
+  (:objects p0 p1 p2 - place)
+  (:init (at p0) (road p0 p1) (road p1 p2) (= (len p0 p1) 7) (= (len p1 p2) 4) (= (total-cost) 0))
+  (:goal (at p2)) (:metric minimize (total-cost)))"""
+
+
+@requires_fd
+def test_solve_writes_the_real_cost_of_an_action_cost_plan(tmp_path: Path) -> None:
+    """Two steps costing 11: the cost line and the summary say 11 (general
+    cost), as our validator computes it, not the plan length."""
+    (tmp_path / "d.pddl").write_text(COST_DOMAIN)
+    (tmp_path / "p.pddl").write_text(COST_PROBLEM)
+    r = pypddl("solve", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl"), "-t", "30")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "; cost = 11 (general cost)"
+    report = validate_plan(load_task(tmp_path / "d.pddl", tmp_path / "p.pddl"), parse_plan(r.stdout))
+    assert report.valid and report.cost == 11 and report.length == 2
+    assert "cost 11" in r.stderr
+
+
+@requires_fd
+def test_solve_keep_dir_may_be_relative(tmp_path: Path) -> None:
+    domain, problem = task("blocksworld/p02")
+    r = subprocess.run([sys.executable, "-m", "pypddlengine.cli", "solve", str(domain), str(problem), "-t", "20",
+                        "--keep-dir", "kept"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "kept" / "sas_plan").is_file() and (tmp_path / "kept" / "fd.log").is_file()
+
+
+def test_solve_refuses_files_and_task_together() -> None:
+    domain, problem = task("blocksworld/p02")
+    r = pypddl("solve", str(domain), str(problem), "--task", "blocksworld/p03")
+    assert r.returncode == 2 and "not both" in r.stderr
+
+
+@requires_fd
+def test_solve_summary_names_the_plan_count_once() -> None:
+    """seq-sat-lama-2011 improves its plan on blocksworld/p06 within a second
+    or so; the summary says how many plans once."""
+    r = pypddl("solve", "--task", "blocksworld/p06", "-p", "seq-sat-lama-2011", "-t", "4")
+    assert r.returncode == 0, r.stderr
+    summary = r.stderr.strip().splitlines()[-1]
+    assert "plans found" in summary, summary  # more than one plan, or the test proves nothing
+    assert summary.count("plan") - summary.count("plan length") - summary.count("plan at") == 1, summary
