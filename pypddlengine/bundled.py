@@ -46,7 +46,7 @@ def bundled_tasks(domain: str | None = None) -> list[str]:
 
 def bundled_task(name: str) -> tuple[Path, Path]:
     """Domain and problem paths of a bundled task (``PDDLError`` with code
-    ``FILE_NOT_FOUND`` and suggestions when there is no such task)."""
+    ``UNKNOWN_TASK`` and suggestions when there is no such task)."""
     domain, _, problem = name.strip().partition("/")
     d = bundled_root("domains") / f"{domain}.pddl"
     p = bundled_root("problems") / domain / f"{problem}.pddl"
@@ -55,7 +55,7 @@ def bundled_task(name: str) -> tuple[Path, Path]:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         raise PDDLError(
             f"no bundled task '{name}'" + (f"; did you mean '{close[0]}'?" if close else ""),
-            code=ErrorCode.FILE_NOT_FOUND,
+            code=ErrorCode.UNKNOWN_TASK,
             hint=f"bundled tasks: {', '.join(known[:12])}{' ...' if len(known) > 12 else ''}",
             details={"suggestions": close},
         )

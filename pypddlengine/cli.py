@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .errors import counted
 
 OK, INVALID, BAD_INPUT = 0, 1, 2
 
@@ -171,17 +172,21 @@ def _validate_all(
     return status, results
 
 
+def _all_steps(n: int) -> str:
+    return "its only step" if n == 1 else "an empty plan" if n == 0 else f"all {n} steps"
+
+
 def _describe(name: str, report: Any) -> str:
     if report.valid:
         cost = "" if report.unit_cost else f", cost {report.cost:g}"
-        return f"{name}: valid plan ({report.length} steps{cost})"
+        return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
     lines = []
     if report.failure is not None:
         f = report.failure
         lines.append(f"{name}: INVALID: step {f.step} {f.action}: {f.message}")
         lines.extend(f"  unsatisfied precondition: {u}" for u in f.unsatisfied)
     else:
-        lines.append(f"{name}: INVALID: the goal does not hold after all {report.length} steps")
+        lines.append(f"{name}: INVALID: the goal does not hold after {_all_steps(report.length)}")
         lines.extend(f"  unsatisfied goal: {g}" for g in report.unsatisfied_goals)
     return "\n".join(lines)
 
@@ -301,9 +306,12 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
 def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str) -> None:
     """Step through a task interactively, as an agent would.
 
-    Type an action such as '(unstack c a)' or 'unstack c a'; 'help' lists the
-    other commands (state, actions, undo, reset, history, validate, quit).
-    Tab completes action names.
+    Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
+    action such as '(unstack c a)' or 'unstack c a'; 'help' lists the other
+    commands (state, actions, undo, reset, history, validate, quit). Tab
+    completes commands and the applicable actions, in either form.
+
+    Exit codes: 0 after 'quit' or end of input; 2 bad input; 130 Ctrl-C.
 
     \b
     Examples:
@@ -315,18 +323,17 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     from .loading import open_session
     from .play import run_repl
 
+    if bundled and (domain or problem):
+        raise click.UsageError("give DOMAIN and PROBLEM, or --task NAME, not both")
+    if not bundled and not (domain and problem):
+        raise click.UsageError(f"give both DOMAIN and PROBLEM, or --task NAME (e.g. --task {DEFAULT_TASK})")
     try:
-        if domain and problem:
-            paths = (Path(domain), Path(problem))
-        elif domain or problem:
-            raise click.UsageError("give both DOMAIN and PROBLEM, or --task")
-        else:
-            paths = bundled_task(bundled or DEFAULT_TASK)
+        paths = (Path(domain), Path(problem)) if domain and problem else bundled_task(bundled or DEFAULT_TASK)
         session = open_session(*paths, feedback=feedback)
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)
-    run_repl(session, click.echo, input_fn=None)
+    sys.exit(run_repl(session, click.echo, input_fn=None))
 
 
 def run() -> None:

@@ -26,7 +26,14 @@ __all__ = [
     "SourceFile",
     "Span",
     "UnsupportedRequirementError",
+    "counted",
 ]
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the right number: ``1 step``, ``2 steps``,
+    ``0 steps`` (``plural`` for irregular nouns)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 class ErrorCode:
@@ -37,6 +44,7 @@ class ErrorCode:
     BINARY_INPUT = "BINARY_INPUT"
     INPUT_TOO_LARGE = "INPUT_TOO_LARGE"
     FILE_NOT_FOUND = "FILE_NOT_FOUND"
+    UNKNOWN_TASK = "UNKNOWN_TASK"
     SYNTAX_ERROR = "SYNTAX_ERROR"
     UNBALANCED_PARENTHESES = "UNBALANCED_PARENTHESES"
     UNEXPECTED_END = "UNEXPECTED_END"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .checker import TOTAL_COST, CheckReport, ensure_valid
-from .errors import ActionReferenceError, ErrorCode, PDDLSemanticError
+from .errors import ActionReferenceError, ErrorCode, PDDLSemanticError, counted
 from .model import (
     OBJECT_TYPE,
     ActionDecl,
@@ -315,8 +315,8 @@ class LiftedTask:
             )
         if len(ref.args) != schema.arity:
             raise ActionReferenceError(
-                f"'{schema.display}' takes {schema.arity} argument(s) {self.signature(schema)}, "
-                f"but {len(ref.args)} were given",
+                f"'{schema.display}' takes {counted(schema.arity, 'argument')} {self.signature(schema)}, "
+                f"but {len(ref.args)} {'was' if len(ref.args) == 1 else 'were'} given",
                 code=ErrorCode.WRONG_ARITY,
                 span=ref.span,
                 details={"action": schema.name, "expected": schema.arity, "given": len(ref.args)},

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from .session import Session, StepResult
+from .errors import counted
+from .session import Failure, Session, StepResult
 
-__all__ = ["HELP", "run_repl"]
+__all__ = ["HELP", "INTERRUPTED", "run_repl"]
+
+INTERRUPTED = 130
+"""``run_repl``'s status after Ctrl-C (128 + SIGINT, as shells report it)."""
 
 HELP = """\
 commands:
@@ -33,11 +37,7 @@ def _describe_step(result: StepResult) -> list[str]:
     if not result.success:
         f = result.failure
         assert f is not None
-        lines = [f"x {result.action}: {f.message} [{f.code}]"]
-        lines += [f"  unsatisfied: {u}" for u in f.unsatisfied]
-        lines += [f"  did you mean: {', '.join(f.suggestions)}"] if f.suggestions else []
-        lines += [f"  hint: {h}" for h in f.hints]
-        return lines
+        return [f"x {result.action}: {f.message} [{f.code}]", *_failure_details(f)]
     lines = [f"ok {result.action}  (step {result.step})"]
     if result.added:
         lines.append(f"  + {' '.join(result.added)}")
@@ -54,6 +54,26 @@ def _describe_step(result: StepResult) -> list[str]:
     if result.goal_reached:
         lines.append("  goal reached! type 'validate' to check the whole plan")
     return lines
+
+
+def _failure_details(f: Failure) -> list[str]:
+    """The lines under a failure: unsatisfied conditions, suggestions (unless
+    the message already names the first one) and hints."""
+    lines = [f"  unsatisfied: {u}" for u in f.unsatisfied]
+    if f.suggestions and f"'{f.suggestions[0]}'" not in f.message:
+        lines.append(f"  did you mean: {', '.join(f.suggestions)}")
+    return lines + [f"  hint: {h}" for h in f.hints]
+
+
+def _undo(session: Session, rest: str) -> list[str]:
+    text = rest.strip()
+    if text and not text.isdigit():
+        return [f"x undo takes a number of steps, e.g. 'undo 2', not '{text}'; nothing was undone"]
+    wanted = int(text) if text else 1
+    done = session.undo(wanted)
+    if done < wanted:
+        return [f"undid {counted(done, 'step')}: only {counted(done, 'step')} had been executed"]
+    return [f"undid {counted(done, 'step')}"]
 
 
 def handle(session: Session, line: str) -> tuple[list[str], bool]:
@@ -81,11 +101,9 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
             return [f"{e.action} is applicable"], False
         f = e.failure
         assert f is not None
-        return [f"{e.action}: {f.message} [{f.code}]", *[f"  unsatisfied: {u}" for u in f.unsatisfied],
-                *[f"  hint: {h}" for h in f.hints]], False
+        return [f"{e.action}: {f.message} [{f.code}]", *_failure_details(f)], False
     if word == "undo":
-        n = int(rest) if rest.strip().isdigit() else 1
-        return [f"undid {session.undo(n)} step(s)"], False
+        return _undo(session, rest), False
     if word == "reset":
         session.reset()
         return ["back to the initial state"], False
@@ -102,18 +120,45 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
     return _describe_step(session.execute(text)), False
 
 
+COMMANDS = ("state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "help", "quit")
+
+
+def completions(session: Session, prefix: str) -> list[str]:
+    """What Tab offers for ``prefix``: commands, and the applicable actions in
+    the form being typed: ``(unstack c a)`` after ``(``, ``unstack c a``
+    otherwise (also after ``why ``)."""
+    head, word, rest = "", prefix, ""
+    if prefix.lower().startswith("why "):
+        head, rest = prefix[:4], prefix[4:]
+        word = rest
+    actions = session.applicable_names()
+    if word.startswith("("):
+        options = actions
+    else:
+        options = [a[1:-1] for a in actions]
+        if not head:
+            options = [*COMMANDS, *options]
+    folded = word.lower()
+    return [head + o for o in options if o.lower().startswith(folded)]
+
+
 def _completer(session: Session) -> Callable[[str, int], str | None]:
+    cache: dict[str, list[str]] = {}
+
     def complete(prefix: str, index: int) -> str | None:
-        words = ["state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "help", "quit"]
-        options = [w for w in words + session.applicable_names() if w.startswith(prefix)]
+        if index == 0 or prefix not in cache:
+            cache.clear()
+            cache[prefix] = completions(session, prefix)
+        options = cache[prefix]
         return options[index] if index < len(options) else None
 
     return complete
 
 
 def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[str], str] | None,
-             lines: Iterable[str] | None = None) -> None:
-    """Loop until 'quit' or end of input. ``lines`` replaces the terminal."""
+             lines: Iterable[str] | None = None) -> int:
+    """Loop until 'quit' or end of input (status 0) or Ctrl-C (status
+    :data:`INTERRUPTED`). ``lines`` replaces the terminal."""
     task = session.lifted
     echo(f"{task.problem.display or task.problem.name} ({task.domain.display or task.domain.name}): "
          f"{len(session.task.actions)} ground actions. Type 'help' for commands.")
@@ -139,5 +184,9 @@ def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[
                 echo(text)
             if stop:
                 break
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         echo("")
+    except KeyboardInterrupt:
+        echo("")
+        return INTERRUPTED
+    return 0

@@ -35,6 +35,7 @@ from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, Plan
+from .sources import PDDLSource, read_source
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import GroundAction, State, Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
@@ -156,9 +157,29 @@ class Explanation:
 
 
 class Session:
-    """Step-wise simulation of one grounded :class:`Task` (see module docstring)."""
+    """Step-wise simulation of one grounded :class:`Task` (see module docstring).
 
-    def __init__(self, task: Task, *, feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN) -> None:
+    ``Session(task)`` wraps a grounded task; ``Session(domain, problem)``
+    reads, checks and grounds a domain and problem first, each a file path
+    or PDDL text (as :func:`pypddlengine.open_session`)."""
+
+    def __init__(
+        self,
+        task: Task | PDDLSource,
+        problem: PDDLSource | None = None,
+        *,
+        feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
+        options: GroundingOptions = DEFAULT_OPTIONS,
+    ) -> None:
+        if not isinstance(task, Task):
+            if problem is None:
+                raise TypeError("Session(domain, problem) needs both, or Session(task) a grounded Task")
+            d_text, d_name = read_source(task, "domain")
+            p_text, p_name = read_source(problem, "problem")
+            task = ground(compile_task(parse_domain(d_text, filename=d_name), parse_problem(p_text, filename=p_name)),
+                          options)
+        elif problem is not None:
+            raise TypeError("Session(task) takes a grounded Task alone; pass domain and problem instead")
         self.task = task
         self.lifted = task.lifted
         self.feedback_level = FeedbackLevel.parse(feedback)

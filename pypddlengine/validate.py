@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .errors import ActionReferenceError, PDDLError, Span
+from .errors import ActionReferenceError, PDDLError, Span, counted
 from .lifted import AtomKey, LiftedTask
 from .model import ActionRef, Plan
 from .syntax import parse_action_ref
@@ -77,13 +77,14 @@ class ValidationReport:
     def summary(self) -> str:
         """One line, e.g. ``valid plan: 12 steps, cost 12``."""
         if self.valid:
-            return f"valid plan: {self.length} step(s), cost {_num(self.cost)}"
+            return f"valid plan: {counted(self.length, 'step')}, cost {_num(self.cost)}"
         if self.failure is not None:
             f = self.failure
             detail = f"; unsatisfied: {', '.join(f.unsatisfied)}" if f.unsatisfied else ""
             return f"invalid plan: step {f.step} {f.action} fails: {f.message}{detail}"
         return (
-            f"invalid plan: all {self.length} step(s) apply but the goal is not reached; "
+            f"invalid plan: {'the only step applies' if self.length == 1 else f'all {self.length} steps apply'} "
+            "but the goal is not reached; "
             f"unsatisfied: {', '.join(self.unsatisfied_goals)}"
         )
 
@@ -142,7 +143,7 @@ def validate_plan(
                 continue
             failure = StepFailure(
                 number,
-                _text(step),
+                task.render_action(schema, args),  # the task's spelling, like the atoms beside it
                 INAPPLICABLE_ACTION,
                 "its preconditions do not hold",
                 tuple(task.unsatisfied(schema.instantiate(args), state)),

@@ -8,7 +8,7 @@ from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task,
 from ..errors import ErrorCode, PDDLError
 from ..grounding import GroundingOptions, ground
 from ..lifted import compile_task
-from ..loading import read_file
+from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
 from ..session import FeedbackLevel, Session
 from ..syntax import parse_domain, parse_problem
@@ -18,14 +18,6 @@ from .errors import FILE_ACCESS_DENIED, INVALID_ARGUMENT, MISSING_ARGUMENT, NOT_
 from .store import ServerOptions
 
 # ----------------------------------------------------------------------------- task input
-
-
-def _looks_like_pddl(text: str) -> bool:
-    for line in text.lstrip().splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith(";"):
-            return stripped.startswith("(")
-    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +61,7 @@ def _one_input(
     options: ServerOptions, kind: str, value: str, bundled_domain: str | None
 ) -> tuple[str | bytes, str, str]:
     limit = options.max_pddl_bytes
-    if _looks_like_pddl(value):
+    if is_pddl_text(value):
         size = len(value.encode("utf-8", "surrogatepass"))
         if size > limit:
             raise ToolFailure(ErrorCode.INPUT_TOO_LARGE,

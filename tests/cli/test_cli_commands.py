@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from malformed_cases import BASE_DOMAIN, BASE_PROBLEM
 
+from pypddlengine.bundled import bundled_task
 from pypddlengine.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +51,7 @@ def test_validate_invalid_plans_name_the_step_or_goal(files: dict[str, Path]) ->
     r = run("validate", files["domain"], files["problem"], files["good"], files["bad"], files["short"])
     assert r.exit_code == 1
     assert "INVALID: step 2 (pick b)" in r.output and "unsatisfied precondition: (handempty)" in r.output
-    assert "the goal does not hold after all 1 steps" in r.output and "unsatisfied goal: (on a b)" in r.output
+    assert "the goal does not hold after its only step" in r.output and "unsatisfied goal: (on a b)" in r.output
 
 
 def test_validate_json_and_stdin(files: dict[str, Path]) -> None:
@@ -110,11 +111,18 @@ def test_ground(files: dict[str, Path]) -> None:
 def test_play_scripted(files: dict[str, Path]) -> None:
     r = run("play", files["domain"], files["problem"], input="actions\n(pick a)\nput a b\nvalidate\nquit\n")
     assert r.exit_code == 0, r.output
-    assert "(pick a)" in r.output and "goal reached" in r.output and "valid plan: 2 step(s)" in r.output
+    assert "(pick a)" in r.output and "goal reached" in r.output and "valid plan: 2 steps" in r.output
 
 
-def test_play_bundled_default() -> None:
+def test_play_needs_a_task_and_refuses_two() -> None:
+    """No argument is a usage error naming the way to give a task (it used to
+    open a default task silently); files and --task together are refused."""
     r = run("play", input="state\nquit\n")
+    assert r.exit_code == 2 and "--task" in r.output
+    d, p = bundled_task("blocksworld/p01")
+    r = run("play", str(d), str(p), "--task", "blocksworld/p02", input="quit\n")
+    assert r.exit_code == 2 and "not both" in r.output
+    r = run("play", "--task", "blocksworld/p01", input="state\nquit\n")
     assert r.exit_code == 0 and "(handempty)" in r.output
 
 

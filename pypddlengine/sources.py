@@ -1,0 +1,70 @@
+"""Where PDDL comes from: file paths or text. The only module of the engine
+that touches the file system."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import ErrorCode, InputTooLargeError, PDDLError
+from .syntax import MAX_INPUT_BYTES
+
+__all__ = ["PDDLSource", "PathLike", "is_pddl_text", "read_file", "read_source"]
+
+PathLike = str | os.PathLike[str]
+PDDLSource = str | bytes | os.PathLike[str]
+"""PDDL given as text (a ``str`` that :func:`is_pddl_text` accepts, or
+``bytes``) or as a file path (a ``PathLike``, or any other ``str``)."""
+
+
+def is_pddl_text(value: str) -> bool:
+    """Whether a string is PDDL text rather than a file name: its first
+    character that is not blank and not in a ``;`` comment is ``(``. The one
+    rule used by every entry point that takes either."""
+    for line in value.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            return stripped.startswith("(")
+    return False
+
+
+def read_source(source: PDDLSource, kind: str, *, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str | bytes, str]:
+    """The text of a :data:`PDDLSource` and the name its messages use (the
+    path, or ``<domain>``/``<problem>`` for text)."""
+    if isinstance(source, bytes):
+        return source, f"<{kind}>"
+    if isinstance(source, str) and is_pddl_text(source):
+        return source, f"<{kind}>"
+    return read_file(source, max_bytes=max_bytes), str(source)
+
+
+def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of ``path``; a missing, unreadable or oversized file is a
+    :class:`PDDLError` (code ``FILE_NOT_FOUND`` or ``INPUT_TOO_LARGE``).
+    A name that cannot be a path (a line break, or longer than the system
+    allows) is reported as such, without echoing it whole."""
+    text = os.fspath(path)
+    if "\n" in text or len(text) > 4096:
+        shown = text.strip().splitlines()[0][:60] if text.strip() else ""
+        raise PDDLError(
+            f"not a file name: '{shown}...' ({len(text):,} characters); PDDL text must start with '('",
+            code=ErrorCode.FILE_NOT_FOUND,
+            hint="pass a file path, or the PDDL text itself (its first non-comment character is '(')",
+        )
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > max_bytes:
+            raise InputTooLargeError(
+                f"{p} is {size:,} bytes, more than the limit of {max_bytes:,}",
+                details={"size": size, "limit": max_bytes},
+            )
+        return p.read_bytes()
+    except PDDLError:
+        raise
+    except IsADirectoryError:
+        raise PDDLError(f"{p} is a directory, not a file", code=ErrorCode.FILE_NOT_FOUND) from None
+    except FileNotFoundError:
+        raise PDDLError(f"no such file: {p}", code=ErrorCode.FILE_NOT_FOUND) from None
+    except OSError as err:
+        raise PDDLError(f"cannot read {p}: {err.strerror or err}", code=ErrorCode.FILE_NOT_FOUND) from None
