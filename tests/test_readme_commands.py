@@ -1,0 +1,204 @@
+"""Every shell command in the README runs as written, or says here why not.
+
+Each command line of the README's ``sh`` blocks must have an entry in
+:data:`COMMANDS`: either a :class:`Run` (executed in a scratch folder holding
+the files the README names as placeholders: ``domain.pddl``, ``problem.pddl``,
+``p01.pddl``, ``plan.txt``, ``path/to/tasks`` ...) with the exit code it must
+give, or a :class:`Skip` with the reason. A README command with no entry, or
+an entry the README no longer has, fails :func:`test_every_readme_command_is_covered`,
+so the README and this file cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from corpus import CORPUS
+
+from pypddlengine.bundled import bundled_task
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+BW102 = CORPUS / "potassco-pddl-instances" / "ipc2000-blocks-strips-typed"
+
+
+@dataclass(frozen=True)
+class Run:
+    """Run the command in the scratch folder; it must exit with ``rc``."""
+
+    rc: int = 0
+    stdin: str = ""
+    timeout: float = 120.0
+    slow: bool = False
+    needs: tuple[str, ...] = ()  # what must exist: "fd" (Fast Downward), "corpus", "mcp-client"
+    replace: dict[str, str] = field(default_factory=dict)  # notation -> literal text (e.g. "[more.plan ...]")
+    check: str = ""  # a text the output must contain
+
+
+@dataclass(frozen=True)
+class Skip:
+    reason: str
+
+
+COMMANDS: dict[str, Run | Skip] = {
+    "git clone <this repository> pypddlengine && cd pypddlengine": Skip(
+        "covered by test_fresh_clone_installs_and_runs_the_demo (a clone of this checkout)"),
+    "python3 -m venv .venv && . .venv/bin/activate": Skip(
+        "covered by test_fresh_clone_installs_and_runs_the_demo (a new venv)"),
+    "pip install -e . && pypddl demo": Skip("covered by test_fresh_clone_installs_and_runs_the_demo"),
+    'pip install -e ".[test]" && python -m pytest': Skip("this is the command that runs this test (.ci/run)"),
+    "pypddl play --task blocksworld/p03": Run(stdin="actions\nquit\n", check="applicable"),
+    "pypddl validate domain.pddl problem.pddl plan.txt [more.plan ...]": Run(
+        replace={"[more.plan ...]": "more.plan"}, check="valid plan"),
+    "pypddl check domain.pddl problem.pddl": Run(check="ok"),
+    "pypddl ground domain.pddl problem.pddl": Run(check="ground actions"),
+    "pypddl serve": Run(stdin="", timeout=60, check=""),  # stdin at EOF: the server must end by itself
+    "pypddl solve domain.pddl p01.pddl --planner lama-first --time-limit 60": Run(needs=("fd",), check="(unit cost)"),
+    "pypddl solve --task blocksworld/p07 -p seq-sat-lama-2011 -t 10 -o p07.plan": Run(needs=("fd",), timeout=60),
+    'pypddl solve domain.pddl p01.pddl -p "--search astar(lmcut())" -t 30': Run(needs=("fd",), check="(unit cost)"),
+    "pypddl batch path/to/tasks -p lama-first -p seq-sat-lama-2011 -t 180 -j 2 -o results/bw/runs.jsonl": Run(
+        needs=("fd",), timeout=900, slow=True),
+    "pypddl batch --bundled -p lama-first -t 10 --select '/p'": Run(needs=("fd",), timeout=900, slow=True),
+    "pypddl reference path/to/ipc2000-blocks-strips-typed -t 180 -o results/reference/runs.jsonl": Run(
+        needs=("fd", "corpus"), timeout=1800, slow=True),
+    "pypddl reference path/to/ipc2000-blocks-strips-typed --report-only -o results/reference/runs.jsonl": Skip(
+        "needs the records of the command above; run after it in test_reference_then_report"),
+    "pypddl generate blocksworld --blocks 20 --seed 1 --count 10 --out-dir bench/bw20": Run(),
+    "pypddl generate blocksworld-table --blocks 8 --positions 3 --seed 2": Run(check="(define"),
+    "pypddl generate blocksworld-sizes --blocks 8 --positions 3 --size-classes 4 --seed 3": Run(check="(define"),
+    "pypddl generate hanoi --disks 5": Run(check="(define"),
+    "pypddl generate gripper --balls 12": Run(check="(define"),
+    "pypddl generate logistics --cities 3 --places 3 --packages 6 --seed 1": Run(check="(define"),
+    "pypddl generate unsolvable --kind table-cycle --blocks 6 --seed 4": Run(check="(define"),
+    'pip install -e ".[llm,report,planners]"': Skip("an install step; the test extra holds the same packages"),
+    "export ANTHROPIC_API_KEY=...": Skip("a secret of the user's; no model is reachable from the tests"),
+    "BW=path/to/ipc2000-blocks-strips-typed": Skip("a shell variable for the lines below"),
+    "pypddl experiment run --method direct  --provider anthropic --model claude-haiku-4-5-20251001 --tasks $BW "
+    "--budget 180 --out results/direct": Skip(
+        "needs an API key and a real model; tests/harness runs the same command against the fake model server"),
+    "pypddl experiment run --method agentic --provider anthropic --model claude-haiku-4-5-20251001 --tasks $BW "
+    "--budget 180 --out results/agentic": Skip(
+        "needs an API key and a real model; tests/harness runs the same command against the fake model server"),
+    "pypddl reference $BW -t 180 -o results/reference/runs.jsonl": Skip("the same command as the reference line above"),
+    "pypddl experiment report results/reference results/direct results/agentic --out report/": Skip(
+        "needs the records of the runs above; tests/harness reports synthetic records of the same shape"),
+    "python bench/bench_engine.py": Run(timeout=1800, slow=True),
+    "python bench/bench_mcp.py": Run(timeout=1800, slow=True),
+}
+
+
+def readme_commands() -> list[str]:
+    """The command lines of the README's ``sh`` blocks, trailing comments
+    removed, continuation lines joined."""
+    out: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            command = re.sub(r"\s+#\s.*$", "", line).rstrip()
+            if command.strip():
+                out.append(command.strip())
+    return out
+
+
+def test_every_readme_command_is_covered() -> None:
+    commands = readme_commands()
+    missing = [c for c in commands if c not in COMMANDS]
+    stale = [c for c in COMMANDS if c not in commands]
+    assert not missing, f"README commands with no entry in COMMANDS: {missing}"
+    assert not stale, f"COMMANDS entries the README no longer has: {stale}"
+
+
+def _scratch(tmp: Path) -> Path:
+    """A folder with the files the README's commands name."""
+    domain, problem = bundled_task("blocksworld/p01")
+    shutil.copy(domain, tmp / "domain.pddl")
+    shutil.copy(problem, tmp / "problem.pddl")
+    shutil.copy(problem, tmp / "p01.pddl")
+    plan = "(unstack c a)\n(put-down c)\n(pick-up b)\n(stack b c)\n(pick-up a)\n(stack a b)\n"
+    (tmp / "plan.txt").write_text(plan)
+    (tmp / "more.plan").write_text(plan)
+    tasks = tmp / "path" / "to" / "tasks"
+    tasks.mkdir(parents=True)
+    shutil.copy(domain, tasks / "domain.pddl")
+    for name in ("p01", "p02"):
+        shutil.copy(bundled_task(f"blocksworld/{name}")[1], tasks / f"{name}.pddl")
+    if BW102.is_dir():  # a scratch copy of the first tasks, read by path at test time, never committed
+        bw = tmp / "path" / "to" / "ipc2000-blocks-strips-typed"
+        bw.mkdir(parents=True)
+        shutil.copy(BW102 / "domain.pddl", bw / "domain.pddl")
+        for i in (1, 2, 3):
+            shutil.copy(BW102 / f"instance-{i}.pddl", bw / f"instance-{i}.pddl")
+    (tmp / "bench").mkdir()
+    return tmp
+
+
+def _missing(needs: tuple[str, ...]) -> str | None:
+    import importlib.util
+
+    if "fd" in needs and importlib.util.find_spec("up_fast_downward") is None:
+        return "Fast Downward is not installed (pip install up-fast-downward)"
+    if "corpus" in needs and not BW102.is_dir():
+        return f"the IPC corpus is not at {CORPUS}"
+    return None
+
+
+def _run(command: str, cwd: Path, spec: Run) -> subprocess.CompletedProcess[str]:
+    for notation, literal in spec.replace.items():
+        command = command.replace(notation, literal)
+    env = dict(os.environ)
+    bindir = str(Path(sys.executable).parent)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")  # the venv's pypddl and python
+    if command.startswith("python "):
+        command = f"{sys.executable} {command[len('python '):]}"
+        cwd = ROOT if "bench/" in command else cwd
+    return subprocess.run(command, shell=True, cwd=cwd, input=spec.stdin, capture_output=True, text=True,
+                          timeout=spec.timeout, env=env)
+
+
+RUNS = [(c, s) for c, s in COMMANDS.items() if isinstance(s, Run)]
+
+
+@pytest.mark.parametrize(("command", "spec"), [
+    pytest.param(c, s, marks=[pytest.mark.slow] if s.slow else [], id=c[:60]) for c, s in RUNS
+])
+def test_readme_command_runs_as_written(command: str, spec: Run, tmp_path: Path) -> None:
+    reason = _missing(spec.needs)
+    if reason:
+        pytest.skip(reason)
+    result = _run(command, _scratch(tmp_path), spec)
+    assert result.returncode == spec.rc, f"{command}\nstdout: {result.stdout[-2000:]}\nstderr: {result.stderr[-2000:]}"
+    if spec.check:
+        assert spec.check in result.stdout + result.stderr, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_reference_then_report(tmp_path: Path) -> None:
+    """The README's reference command, then its --report-only line, on three tasks."""
+    if _missing(("fd", "corpus")):
+        pytest.skip(_missing(("fd", "corpus")) or "")
+    cwd = _scratch(tmp_path)
+    run_line = "pypddl reference path/to/ipc2000-blocks-strips-typed -t 180 -o results/reference/runs.jsonl"
+    report_line = "pypddl reference path/to/ipc2000-blocks-strips-typed --report-only -o results/reference/runs.jsonl"
+    assert _run(run_line, cwd, Run(timeout=1800)).returncode == 0
+    report = _run(report_line, cwd, Run())
+    assert report.returncode == 0 and "Table I" in report.stdout, report.stdout + report.stderr
+
+
+@pytest.mark.slow
+def test_fresh_clone_installs_and_runs_the_demo(tmp_path: Path) -> None:
+    """The README's first commands on a clone of this checkout's HEAD, in a
+    new virtual environment: install, then the demo solves a task over MCP."""
+    clone = tmp_path / "pypddlengine"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", ".venv"], cwd=clone, check=True, timeout=120)
+    script = ". .venv/bin/activate && pip install -q -e . && pypddl demo"
+    result = subprocess.run(script, shell=True, cwd=clone, capture_output=True, text=True, timeout=1200,
+                            executable="/bin/bash")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "valid" in result.stdout
