@@ -29,7 +29,10 @@ import click
 
 from .bundled import DEFAULT_TASK
 
-FEEDBACK_LEVELS = ["plain", "progress", "heuristic", "full"]
+FEEDBACK_LEVELS = ["paper", "plain", "progress", "heuristic", "full"]
+"""The names of :class:`pypddlengine.session.FeedbackLevel`, for every command
+that takes ``--feedback`` (kept here, importable without the engine; a test
+checks that the two agree)."""
 
 
 # ----------------------------------------------------------------------------- serve
@@ -40,7 +43,8 @@ FEEDBACK_LEVELS = ["plain", "progress", "heuristic", "full"]
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP interface to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="HTTP port.")
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="plain", show_default=True,
-              help="Default feedback level of new sessions (plain = the paper's).")
+              help="Default feedback level of new sessions (paper: only the paper's signals; plain adds the "
+                   "reason of a failed step).")
 @click.option("--rendering", type=click.Choice(["compact", "plain"]), default="compact", show_default=True,
               help="Default rendering: compact (grouped, paginated) or plain (the paper's flat lists).")
 @click.option("--max-sessions", type=click.IntRange(1), default=32, show_default=True, help="Live sessions at once.")

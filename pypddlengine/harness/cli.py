@@ -9,7 +9,7 @@ import click
 
 __all__ = ["experiment"]
 
-FEEDBACK = ("plain", "progress", "heuristic", "full")
+from ..cli_serve import FEEDBACK_LEVELS as FEEDBACK
 
 
 @click.group("experiment", context_settings={"help_option_names": ["-h", "--help"]})
