@@ -53,8 +53,10 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
 @click.option("--temperature", type=float, default=None,
               help="Sampling temperature (default: 0.2 for direct; for agentic none is sent, the provider's default).")
 @click.option("--max-tokens", type=int, default=8192, show_default=True, help="Output tokens per model call.")
-@click.option("--feedback", type=click.Choice(FEEDBACK), default="plain", show_default=True,
-              help="Agentic: the simulator's per-step feedback level.")
+@click.option("--feedback", type=click.Choice(FEEDBACK), default="paper", show_default=True,
+              help="Agentic: the simulator's per-step feedback level (paper: exactly the paper's signals; the "
+                   "richer levels add failure reasons, goal progress, h_FF, hints). The prompt says what the "
+                   "level's replies mean.")
 @click.option("--rendering", type=click.Choice(["plain", "compact"]), default="plain", show_default=True,
               help="Agentic: how the simulator renders states (plain: the paper's full state after each step).")
 @click.option("--tools", "tool_set", default="paper", show_default=True,
@@ -91,7 +93,7 @@ def run(**opts: object) -> None:
 
     from .mcp_bridge import ToolboxSettings, parse_command
     from .providers import create_provider
-    from .records import ManifestMismatch, ResultsStore
+    from .records import ManifestMismatch, RecordsLocked, ResultsStore
     from .runner import ExperimentConfig, ExperimentSummary, run_experiment
     from .tasks import resolve_tasks
     from .types import CallParams, ProviderError
@@ -107,8 +109,7 @@ def run(**opts: object) -> None:
     params = CallParams(str(opts["model"]), temperature, int(opts["max_tokens"]), parallel_tools=False)  # type: ignore[arg-type]
     toolbox = None
     if method == "agentic":
-        pinned = {"initialise_session": {"feedback": opts["feedback"], "rendering": opts["rendering"]}}
-        toolbox = ToolboxSettings(tools=_tool_set(str(opts["tool_set"])), pinned=pinned,
+        toolbox = ToolboxSettings(tools=_tool_set(str(opts["tool_set"])),
                                   transport=str(opts["transport"]),
                                   command=parse_command(opts["server_command"]))  # type: ignore[arg-type]
     out = Path(str(opts["out"]))
@@ -131,8 +132,10 @@ def run(**opts: object) -> None:
     def progress(record: dict) -> None:
         usage = record.get("usage") or {}
         length = f", {record['plan_length']} steps" if record.get("plan_length") is not None else ""
+        total = usage.get("total")
+        tokens = f"{total:,} tokens" if total is not None else f"at least {usage.get('total_known') or 0:,} tokens"
         click.echo(f"{record['instance_id']} r{record['replicate']}: {record['outcome']} ({record['outcome_detail']}"
-                   f"{length}) in {record['wall_s']:.1f} s, {usage.get('total', 0):,} tokens")
+                   f"{length}) in {record['wall_s']:.1f} s, {tokens}")
 
     async def main() -> ExperimentSummary:
         try:
@@ -143,6 +146,10 @@ def run(**opts: object) -> None:
 
     try:
         summary = anyio.run(main)
+    except RecordsLocked:
+        click.echo(f"error: {out} is in use by another 'pypddl experiment run' (its runs.jsonl is locked); "
+                   "wait for it to finish, or give another --out", err=True)
+        sys.exit(2)
     except (ManifestMismatch, LookupError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)

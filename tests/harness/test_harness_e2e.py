@@ -32,8 +32,8 @@ TASKS = [f"instance-{i}" for i in range(1, 11)]
 DIRECT = dict(zip(TASKS, ["oracle", "prose", "second", "oracle", "rate_limit", "never", "oracle", "garbage",
                           "oracle", "second"], strict=True))
 AGENTIC = dict(zip(TASKS, ["oracle", "malformed", "illegal_then_reset", "history", "early_exit", "endless",
-                           "oracle", "wrong_problem", "oracle", "oracle"], strict=True))
-PINNED = {"initialise_session": {"feedback": "plain", "rendering": "plain"}}
+                           "one_line", "wrong_problem", "val_format", "peek"], strict=True))
+PINNED = {"initialise_session": {"feedback": "paper", "rendering": "plain"}}  # the harness's defaults
 STEP_S = 5.0  # each model call "takes" 5 s on the fake clock: 36 calls fill a 180 s budget
 
 
@@ -47,8 +47,6 @@ def _run(method: str, provider_name: str, blocks: Path, out: Path) -> tuple[list
     config = ExperimentConfig(
         method, CallParams("scripted-model", 0.2 if method == "direct" else None, 4096),
         experiment_id=f"e2e-{method}", budget_s=180.0, concurrency=1,
-        toolbox=ToolboxSettings(pinned=PINNED) if method == "agentic" else None,
-        feedback="plain" if method == "agentic" else None, rendering="plain" if method == "agentic" else None,
     )
     return run_with_fake_server(script, provider_name, config, tasks, out, clock=clock)
 
@@ -128,7 +126,7 @@ def test_agentic_outcomes(experiment_dirs: dict[str, Any]) -> None:
     assert got == {
         "instance-1": ("solved", "validated"), "instance-2": ("solved", "validated"),
         "instance-3": ("solved", "validated"), "instance-4": ("solved", "validated"),
-        "instance-5": ("early_exit", "model_end_turn"), "instance-6": ("timeout", "budget_exhausted"),
+        "instance-5": ("early_exit", "declared_unsolvable"), "instance-6": ("timeout", "budget_exhausted"),
         "instance-7": ("solved", "validated"), "instance-8": ("early_exit", "invalid_final"),
         "instance-9": ("solved", "validated"), "instance-10": ("solved", "validated"),
     }
@@ -141,6 +139,8 @@ def test_agentic_outcomes(experiment_dirs: dict[str, Any]) -> None:
     endless = by_id["instance-6"]["agent"]
     assert endless["turns"] == 36 and endless["tool_calls"] == 35  # the 36th call ends at the deadline
     assert by_id["instance-1"]["agent"]["turns"] == len(by_id["instance-1"]["plan"]) + 2
+    # the plan file of its own task is refused to the agent, which then solves the task as usual
+    assert by_id["instance-10"]["agent"]["error_codes"] == {"FILE_ACCESS_DENIED": 1}
 
 
 def test_agentic_requests_use_the_listed_tools_one_call_at_a_time(experiment_dirs: dict[str, Any]) -> None:
@@ -170,7 +170,12 @@ def test_the_pinned_feedback_reaches_the_server(experiment_dirs: dict[str, Any])
     trace = experiment_dirs["root"] / "agentic" / "traces" / "agentic" / "instance-1" / "r0.jsonl"
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     init = next(e for e in events if e["type"] == "tool_result" and e["name"] == "initialise_session")
-    assert init["structured"]["feedback_level"] == "plain" and init["structured"]["rendering"] == "plain"
+    assert init["structured"]["feedback_level"] == "paper" and init["structured"]["rendering"] == "plain"
+    # the paper's signals and nothing else
+    step = next(e for e in events if e["type"] == "tool_result" and e["name"] == "execute_single_action")
+    assert set(step["structured"]) == {"success", "state", "goal_reached"}
+    verdict = next(e for e in events if e["type"] == "tool_result" and e["name"] == "validate_complete_plan")
+    assert verdict["structured"] == {"valid": True}
 
 
 # ----------------------------------------------------------------------------- traces and manifest
@@ -194,7 +199,8 @@ def test_usage_in_records_is_the_sum_over_the_trace(experiment_dirs: dict[str, A
 def test_manifest(experiment_dirs: dict[str, Any]) -> None:
     manifest = json.loads((experiment_dirs["root"] / "agentic" / "manifest.json").read_text())
     assert manifest["schema"] == "pypddl.manifest/1"
-    assert manifest["config"]["prompts"]["version"] == "agentic-v1" and len(manifest["config"]["prompts"]["sha256"]) == 64
+    assert manifest["config"]["prompts"]["version"] == "agentic-v2" and len(manifest["config"]["prompts"]["sha256"]) == 64
+    assert manifest["config"]["feedback"] == "paper" and manifest["config"]["rendering"] == "plain"
     assert manifest["config"]["tools"]["shown"] == list(PAPER_TOOLS)
     assert manifest["config"]["tools"]["pinned"] == PINNED
     assert {"anthropic", "openai", "mcp"} <= set(manifest["versions"]["sdk"])
