@@ -171,16 +171,30 @@ def run(**opts: object) -> None:
 @click.option("--difficulty", "difficulty_file", type=click.Path(dir_okay=False, exists=True),
               help="A difficulty.json (from 'pypddl reference') giving the order instead.")
 @click.option("--label", "labels", multiple=True, help="Rename an approach: METHOD=LABEL or SOURCE:METHOD=LABEL.")
+@click.option("--order", type=click.Choice(["benchmark", "lama"]), default="benchmark", show_default=True,
+              help="Difficulty order of the blocks: the benchmark order (the paper's) or by lama-first plan length "
+                   "(unsolved last).")
+@click.option("--family", "families", multiple=True,
+              help="Approach labels, comma-separated, whose pairwise McNemar tests are Holm-adjusted together "
+                   "(repeatable, one family each), e.g. the feedback contrasts.")
+@click.option("--contaminated", type=click.Choice(["exclude", "refuse"]), default="exclude", show_default=True,
+              help="Runs a rate limit or overload cut into: left out of every table and listed, or refuse to report.")
 def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_plans: str | None,
-           difficulty_file: str | None, labels: tuple[str, ...]) -> None:
-    """Tables II and III, tokens, McNemar tests and the per-instance figure
+           difficulty_file: str | None, labels: tuple[str, ...], order: str, families: tuple[str, ...],
+           contaminated: str) -> None:
+    """Tables I, II and III, tokens, McNemar tests and the per-instance figure
     from the records of any set of approaches (Fast Downward's included).
 
+    The sources' settings are listed; differing budgets and sources that
+    share no task are warned about (also on stderr).
+
     \b
-    Example:
+    Examples:
       pypddl experiment report results/reference results/direct results/agentic --out report/
+      pypddl experiment report results/agentic-paper results/agentic-heuristic --out report-fb/ \\
+          --family "Agentic LLM (agentic-paper),Agentic LLM (agentic-heuristic)"
     """
-    from .report import build_report, load_approaches, write_report
+    from .report import ContaminatedRuns, build_report, load_approaches, write_report
 
     names = {}
     for item in labels:
@@ -192,13 +206,25 @@ def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_p
         approaches, used = load_approaches(list(sources), replicate=replicate, labels=names, join=join)
     except (FileNotFoundError, ValueError) as err:
         raise click.UsageError(str(err)) from None
-    rep = build_report(approaches, join=used, lama_plans=Path(lama_plans) if lama_plans else None,
-                       difficulty_file=Path(difficulty_file) if difficulty_file else None)
+    family_lists = [[x.strip() for x in f.split(",") if x.strip()] for f in families]
+    try:
+        rep = build_report(approaches, join=used, lama_plans=Path(lama_plans) if lama_plans else None,
+                           difficulty_file=Path(difficulty_file) if difficulty_file else None, order=order,
+                           families=family_lists, contaminated=contaminated)
+    except ContaminatedRuns as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    for warning in rep.warnings:
+        click.echo(f"warning: {warning}", err=True)
     files = write_report(rep, out)
+    click.echo(f"order: {rep.order_text}")
     for row in rep.outcomes:
+        excluded = f", {row['excluded']} contaminated left out" if row["excluded"] else ""
         click.echo(f"{row['approach']}: {row['solved']}/{row['n']} solved "
                    f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] %, {row['timeout']} timeout, "
-                   f"{row['early_exit']} early exit, {row['error']} error")
+                   f"{row['early_exit']} early exit, {row['error']} error{excluded}")
     if "figure" not in files:
         click.echo("note: figure skipped: matplotlib is not installed (pip install 'pypddlengine[report]')")
     click.echo(f"report: {files['report']}")

@@ -216,3 +216,17 @@ def run_with_fake_server(
     with FakeModelServer(script) as server:
         records = anyio.run(main, server)
     return records, server
+
+
+def write_records(folder: Path, records: list[dict[str, Any]]) -> Path:
+    """A results folder holding ``records`` as its ``runs.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+def csv_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open() as fh:
+        return list(csv.DictReader(fh))

@@ -222,10 +222,12 @@ def test_replaying_each_trace_reproduces_its_record(experiment_dirs: dict[str, A
 
 
 def _all_records(root: Path) -> dict[str, list[dict[str, Any]]]:
+    """The counted records per method: contaminated runs are left out."""
     out: dict[str, list[dict[str, Any]]] = {}
     for d in ("fd", "direct", "agentic"):
         for r in _records(root / d / "runs.jsonl"):
-            out.setdefault(r["method"], []).append(r)
+            if not r.get("contaminated"):
+                out.setdefault(r["method"], []).append(r)
     return out
 
 
@@ -241,30 +243,49 @@ def test_report_table2_recomputed(experiment_dirs: dict[str, Any]) -> None:
         row = rows[LABELS[method]]
         solved = sum(r["outcome"] == "solved" for r in recs)
         ci = binomtest(solved, len(recs)).proportion_ci(method="wilson")
-        assert int(row["n"]) == len(recs) == 10
+        assert int(row["n"]) == len(recs) == (9 if method == "direct" else 10)  # direct's instance-5: excluded
         assert int(row["solved"]) == solved
         assert int(row["timeout"]) == sum(r["outcome"] == "timeout" for r in recs)
         assert int(row["early_exit"]) == sum(r["outcome"] == "early_exit" for r in recs)
         assert float(row["ci_low"]) == pytest.approx(ci.low, abs=1e-6)
         assert float(row["ci_high"]) == pytest.approx(ci.high, abs=1e-6)
     assert (rows["Direct LLM"]["solved"], rows["Agentic LLM"]["solved"], rows["Agentic LLM"]["early_exit"]) == \
-        ("8", "7", "2")
+        ("7", "7", "2")
+    assert json.loads(rows["Agentic LLM"]["early_exit_kinds"]) == {"declared_unsolvable": 1, "invalid_final": 1}
+    assert rows["Direct LLM"]["excluded"] == "1"
     md = (root / "report" / "report.md").read_text()
-    assert "| Agentic LLM | 10 | 7 (70.0 %) |" in md and "| Direct LLM | 10 | 8 (80.0 %) |" in md
+    assert "| Agentic LLM | 10 | 7 (70.0 %) |" in md and "| Direct LLM | 9 | 7 (77.8 %) |" in md
+    assert "declared unsolvable 1, invalid final 1" in md
+    # the rate-limited direct run is listed, not counted, with the way to redo it
+    excluded = _csv(root / "report" / "excluded.csv")
+    assert [(x["approach"], x["instance_id"], x["errors"]) for x in excluded] == [("Direct LLM", "instance-5",
+                                                                                   "rate_limit")]
+    assert "--rerun-contaminated" in md
 
 
 def test_report_difficulty_order_recomputed(experiment_dirs: dict[str, Any]) -> None:
+    """The benchmark order by default (the paper's); by lama-first plan
+    length with --order lama, its own rule printed."""
     root = experiment_dirs["root"]
+    difficulty = json.loads((root / "report" / "difficulty.json").read_text())
+    assert [e["instance_id"] for e in difficulty["order"]] == TASKS and difficulty["rule"] == "benchmark"
+    assert [row["instance_id"] for row in _csv(root / "report" / "per_instance.csv")] == TASKS
+    assert "benchmark order" in experiment_dirs["cli_output"].splitlines()[0]
+
     lama = {r["instance_id"]: r["plan_length"] for r in _records(root / "fd" / "runs.jsonl")
             if r["method"] == "fd-lama-first" and r["outcome"] == "solved"}
     number = {k: int(k.split("-")[1]) for k in TASKS}
     expected = sorted(lama, key=lambda k: (lama[k], number[k])) + [k for k in TASKS if k not in lama]
-    difficulty = json.loads((root / "report" / "difficulty.json").read_text())
-    assert [e["instance_id"] for e in difficulty["order"]] == expected
+    result = CliRunner().invoke(experiment, ["report", str(root / "fd"), str(root / "direct"), str(root / "agentic"),
+                                             "--order", "lama", "--out", str(root / "report-lama")])
+    assert result.exit_code == 0, result.output
+    difficulty = json.loads((root / "report-lama" / "difficulty.json").read_text())
+    assert [e["instance_id"] for e in difficulty["order"]] == expected and difficulty["rule"] == "lama"
     assert expected[:4] == ["instance-1", "instance-3", "instance-2", "instance-5"]  # ties in benchmark order
-    per_instance = _csv(root / "report" / "per_instance.csv")
+    per_instance = _csv(root / "report-lama" / "per_instance.csv")
     assert [row["instance_id"] for row in per_instance] == expected
     assert {row["block"] for row in per_instance} == {"0–10"}
+    assert "lama-first plan length" in (root / "report-lama" / "report.md").read_text()
 
 
 def test_report_table3_recomputed(experiment_dirs: dict[str, Any]) -> None:
@@ -309,13 +330,17 @@ def test_report_mcnemar_recomputed(experiment_dirs: dict[str, Any]) -> None:
     assert len(rows) == 6  # every pair of the four approaches
     label_to_method = {v: k for k, v in LABELS.items()}
     for row in rows:
-        a, b = solved[label_to_method[row["a"]]], solved[label_to_method[row["b"]]]
+        ma, mb = label_to_method[row["a"]], label_to_method[row["b"]]
+        common = {r["instance_id"] for r in recs[ma]} & {r["instance_id"] for r in recs[mb]}
+        a, b = solved[ma] & common, solved[mb] & common
         only_a, only_b = len(a - b), len(b - a)
+        assert int(row["n"]) == len(common)
         assert (int(row["only_a"]), int(row["only_b"])) == (only_a, only_b)
         expected = 1.0 if only_a + only_b == 0 else binomtest(only_a, only_a + only_b, 0.5).pvalue
         assert float(row["p"]) == pytest.approx(expected)
     direct_vs_agentic = next(r for r in rows if {r["a"], r["b"]} == {"Direct LLM", "Agentic LLM"})
-    assert (direct_vs_agentic["only_a"], direct_vs_agentic["only_b"]) == ("1", "0")
+    # instance-5 (direct solved it after a rate limit, agentic exited early) is not compared: contaminated
+    assert (direct_vs_agentic["n"], direct_vs_agentic["only_a"], direct_vs_agentic["only_b"]) == ("9", "0", "0")
 
 
 def test_report_figure(experiment_dirs: dict[str, Any]) -> None:

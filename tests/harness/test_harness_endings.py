@@ -134,3 +134,50 @@ def test_an_unreachable_endpoint_is_an_error_run_again_on_resume(tmp_path: Path,
     (again,), _ = run_with_fake_server(script, provider, config, tasks, tmp_path)
     assert again["outcome"] == "solved"
     assert [r["outcome"] for r in read_records(tmp_path / "runs.jsonl")] == ["error", "solved"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_rate_limit_past_the_deadline_is_left_out_of_the_report_then_rerun(tmp_path: Path, blocks: Path,
+                                                                             provider: str) -> None:
+    """A 429 asking to wait past the deadline: a timeout flagged
+    contaminated; the report leaves it out of Table II, the blocks and
+    McNemar and lists it (or refuses); --rerun-contaminated redoes it."""
+    from click.testing import CliRunner
+    from harness_scripts import DirectScript
+
+    from pypddlengine.harness.cli import experiment
+
+    tasks = resolve_tasks(str(blocks / "instance-*.pddl"), limit=3)
+    oracle = DirectScript(blocks, {t.instance_id: "oracle" for t in tasks})
+
+    def limited(request: FakeRequest) -> Reply:
+        if oracle.instance(request) == "instance-2":
+            return Reply(status=429, error_message="slow down", headers={"retry-after": "500"})
+        return oracle(request)
+
+    config = ExperimentConfig("direct", CallParams("scripted-model", 0.2))
+    records, _ = run_with_fake_server(limited, provider, config, tasks, tmp_path / "direct", clock=FakeClock())
+    by_id = {r["instance_id"]: r for r in records}
+    assert (by_id["instance-2"]["outcome"], by_id["instance-2"]["outcome_detail"]) == ("timeout", "rate_limited")
+    assert by_id["instance-2"]["contaminated"] and by_id["instance-2"]["wall_s"] < 1
+    agentic_config = ExperimentConfig("agentic", CallParams("scripted-model"))
+    run_with_fake_server(AgentScript(blocks, {t.instance_id: "oracle" for t in tasks}), provider, agentic_config,
+                         tasks, tmp_path / "agentic", clock=FakeClock())
+
+    sources = [str(tmp_path / "direct"), str(tmp_path / "agentic")]
+    result = CliRunner().invoke(experiment, ["report", *sources, "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert "Direct LLM: 2/2 solved" in result.output and "1 contaminated left out" in result.output
+    pair = (tmp_path / "r" / "mcnemar.csv").read_text().splitlines()[1].split(",")
+    assert pair[:3] == ["Direct LLM", "Agentic LLM", "2"]  # compared on the two clean instances only
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "| Direct LLM | instance-2 | timeout | rate_limited | rate_limit |" in md
+    refused = CliRunner().invoke(experiment, ["report", *sources, "--out", str(tmp_path / "r2"),
+                                              "--contaminated", "refuse"])
+    assert refused.exit_code == 2 and "--rerun-contaminated" in refused.output
+
+    rerun = ExperimentConfig("direct", CallParams("scripted-model", 0.2), rerun_contaminated=True)
+    (again,), _ = run_with_fake_server(oracle, provider, rerun, tasks, tmp_path / "direct", clock=FakeClock())
+    assert again["instance_id"] == "instance-2" and again["outcome"] == "solved" and not again["contaminated"]
+    result = CliRunner().invoke(experiment, ["report", *sources, "--out", str(tmp_path / "r3")])
+    assert "Direct LLM: 3/3 solved" in result.output and "contaminated" not in result.output
