@@ -162,7 +162,8 @@ async def run_agentic(
     fields = {"domain": task.domain_text, "problem": task.problem_text,
               "feedback_text": prompts.feedback_text(feedback), **names}
     sessions: list[str] = []  # the sessions the model (or the harness) opened, newest last
-    validation = {"last": None}  # the verdict of the model's last validate_complete_plan: "rejected" or None
+    # the verdict of the model's last validate_complete_plan: "rejected", or None (none yet)
+    validation: dict[str, str | None] = {"last": None}
 
     def result(outcome: str, detail: str, **kw: Any) -> MethodResult:
         return MethodResult(outcome, detail, agent=stats.to_dict(), final_text=last_text or None, **kw)

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .report import BLOCK_SIZE, COLOURS, RULES, Report, block_label
+from .report_model import BLOCK_SIZE, COLOURS, RULES, Report, block_label
 
 __all__ = ["draw_figure", "render_markdown", "write_files"]
 

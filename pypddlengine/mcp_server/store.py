@@ -50,7 +50,7 @@ class ServerOptions:
     max_concurrent_initialise: int = 2
     """Groundings running at once (they are CPU-bound)."""
     feedback: str = "plain"
-    """Default feedback level: plain (the paper's), progress, heuristic or full."""
+    """Default feedback level: paper (exactly the paper's signals), plain, progress, heuristic or full."""
     rendering: m.Rendering = "compact"
     """Default rendering: compact (grouped, static facts once, paginated) or plain."""
     allow_files: bool = True

@@ -148,3 +148,17 @@ def test_report_cli_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(experiment, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "no run records" in result.output
+
+
+def test_unknown_tokens_make_lower_bounds(tmp_path: Path) -> None:
+    """A run whose last call was cut at the deadline has unknown tokens: the
+    report counts what is known and marks the figures as lower bounds."""
+    cut = record("agentic", "instance-2", "timeout", tokens=500)
+    cut["usage"] = {**cut["usage"], "total": None, "total_known": 500, "unreported_calls": 1}
+    src = write(tmp_path / "a", [record("agentic", "instance-1", "solved", 3, tokens=1000), cut])
+    approaches, join = load_approaches([src])
+    rep = build_report(approaches, join=join)
+    (row,) = rep.tokens
+    assert row["tokens_per_run"] == 750 and row["lower_bound"] and row["runs_with_unknown_tokens"] == 1
+    md = write_report(rep, tmp_path / "out")["report"].read_text()
+    assert "| Agentic LLM | 2 | 1 | ≥ 750 |" in md
