@@ -13,7 +13,8 @@ OUTCOMES = ("solved", "timeout", "early_exit", "error")
 @dataclass
 class MethodResult:
     """``outcome`` is one of :data:`OUTCOMES`; ``detail`` says why
-    (``validated``, ``budget_exhausted``, ``model_end_turn``, ``max_tokens``,
+    (``validated``, ``budget_exhausted``, ``rate_limited``, ``declared_unsolvable``,
+    ``goal_not_validated``, ``stopped``, ``max_tokens``,
     ``invalid_final``, ``context_overflow``, ``refusal``, ``api_error``, ...)."""
 
     outcome: str

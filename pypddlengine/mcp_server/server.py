@@ -563,7 +563,8 @@ def build_server(
         return _reply(m.BundledTasks(tasks=bundled_tasks(), domains=bundled_domains(),
                                      next=f"initialise_session(task='{DEFAULT_TASK}')"))
 
-    _add_bundled_resources(server)
+    if opts.allowed_files is None:  # a server limited to a task's files serves no other file as a resource
+        _add_bundled_resources(server)
     return server
 
 

@@ -74,6 +74,13 @@ async def test_only_the_allowed_files_are_read(task: dict[str, Path], tmp_path: 
             assert str(task["domain"].parent) not in error.text  # no path is shown either
 
 
+async def test_no_bundled_resources_either(task: dict[str, Path]) -> None:
+    async with Client(build_server()) as client:
+        assert (await client.list_resources()).resources
+    async with Client(build_server(allowed_files=(str(task["domain"]), str(task["problem"])))) as client:
+        assert (await client.list_resources()).resources == []
+
+
 async def test_relative_paths_resolve_from_the_server_directory(task: dict[str, Path],
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(task["domain"].parent)
