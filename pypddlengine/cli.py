@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .cli_serve import FEEDBACK_LEVELS
 from .errors import counted
 
 OK, INVALID, BAD_INPUT = 0, 1, 2
@@ -301,8 +302,9 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
 @click.argument("domain", type=click.Path(dir_okay=False), required=False)
 @click.argument("problem", type=click.Path(dir_okay=False), required=False)
 @click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
-@click.option("--feedback", type=click.Choice(["plain", "progress", "heuristic", "full"]), default="full",
-              show_default=True, help="How much the session says after each step.")
+@click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="full",
+              show_default=True, help="How much the session says after each step (paper: success, state and "
+              "goal reached only).")
 def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str) -> None:
     """Step through a task interactively, as an agent would.
 

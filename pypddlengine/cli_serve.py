@@ -29,7 +29,10 @@ import click
 
 from .bundled import DEFAULT_TASK
 
-FEEDBACK_LEVELS = ["plain", "progress", "heuristic", "full"]
+FEEDBACK_LEVELS = ["paper", "plain", "progress", "heuristic", "full"]
+"""The names of :class:`pypddlengine.session.FeedbackLevel`, for every command
+that takes ``--feedback`` (kept here, importable without the engine; a test
+checks that the two agree)."""
 
 
 # ----------------------------------------------------------------------------- serve
@@ -40,7 +43,8 @@ FEEDBACK_LEVELS = ["plain", "progress", "heuristic", "full"]
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP interface to bind (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="HTTP port.")
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="plain", show_default=True,
-              help="Default feedback level of new sessions (plain = the paper's).")
+              help="Default feedback level of new sessions (paper: only the paper's signals; plain adds the "
+                   "reason of a failed step).")
 @click.option("--rendering", type=click.Choice(["compact", "plain"]), default="compact", show_default=True,
               help="Default rendering: compact (grouped, paginated) or plain (the paper's flat lists).")
 @click.option("--max-sessions", type=click.IntRange(1), default=32, show_default=True, help="Live sessions at once.")
@@ -52,6 +56,9 @@ FEEDBACK_LEVELS = ["plain", "progress", "heuristic", "full"]
               help="Largest grounding (ground actions) of one task.")
 @click.option("--allow-files/--no-files", default=None,
               help="Let initialise_session read file paths [default: on for stdio, off for HTTP].")
+@click.option("--allow-file", "allowed_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Read only this file (repeatable): any other path, bundled task or bundled name is refused "
+                   "with FILE_ACCESS_DENIED. Experiments pass the run's domain and problem.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]), default="WARNING",
               show_default=True, help="Server log level (logs go to stderr).")
 def serve(
@@ -65,6 +72,7 @@ def serve(
     idle_timeout: float,
     max_actions: int,
     allow_files: bool | None,
+    allowed_files: tuple[str, ...],
     log_level: str,
 ) -> None:
     """Run the MCP server: stdio by default, streamable HTTP with --http.
@@ -74,6 +82,7 @@ def serve(
       pypddl serve                          # for an MCP client that spawns it
       pypddl serve --http --port 8000       # http://127.0.0.1:8000/mcp
       pypddl serve --feedback heuristic     # h_FF distance after each step
+      pypddl serve --allow-file bw/domain.pddl --allow-file bw/instance-7.pddl   # those two files only
     """
     from .mcp_server import LogLevel, run_server
 
@@ -87,6 +96,8 @@ def serve(
     }
     if allow_files is not None:
         options["allow_files"] = allow_files
+    if allowed_files:
+        options["allowed_files"] = tuple(allowed_files)
     if use_http:
         click.echo(f"pypddl MCP server on http://{host}:{port}/mcp (Ctrl-C to stop)", err=True)
         if host not in ("127.0.0.1", "localhost", "::1"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .errors import counted
-from .session import Failure, Session, StepResult
+from .session import Failure, FeedbackLevel, Session, StepResult
 
 __all__ = ["HELP", "INTERRUPTED", "run_repl"]
 
@@ -31,6 +31,13 @@ commands:
   distance                      relaxed-plan distance to the goal (h_FF)
   help                          this text
   quit                          leave"""
+
+
+def _paper_step(result: StepResult, state: list[str]) -> list[str]:
+    """A step at feedback level paper: the success flag, the state and the
+    goal-reached flag, nothing more (see ``mcp_server/render.py``)."""
+    return [f"{'ok' if result.success else 'x'} {result.action}", f"  state: {' '.join(state)}",
+            f"  goal reached: {'yes' if result.goal_reached else 'no'}"]
 
 
 def _describe_step(result: StepResult) -> list[str]:
@@ -117,7 +124,10 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
         if a.dead_end:
             return ["dead end: the goal cannot be reached from here"], False
         return [f"h_FF = {a.h_ff:g}, h_add = {a.h_add:g}"], False
-    return _describe_step(session.execute(text)), False
+    result = session.execute(text)
+    if session.feedback_level == FeedbackLevel.PAPER:
+        return _paper_step(result, session.state_atoms()), False
+    return _describe_step(result), False
 
 
 COMMANDS = ("state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "help", "quit")

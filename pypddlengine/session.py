@@ -55,8 +55,12 @@ __all__ = [
 class FeedbackLevel(enum.IntEnum):
     """How much the session says after each step (each level adds to the last).
 
+    * ``PAPER``: exactly the signals the paper names (§III-A): after a step a
+      success flag, the new state and a goal-reached flag; a validation says
+      valid or not. The session computes what ``PLAIN`` does; the adapters
+      (the MCP rendering, ``pypddl play``) show no more than those signals.
     * ``PLAIN``: success, new state, goal reached; on failure the reason and
-      the unsatisfied preconditions (the paper's feedback).
+      the unsatisfied preconditions.
     * ``PROGRESS``: goal atoms satisfied so far, and which are not.
     * ``HEURISTIC``: relaxed-plan distance to the goal (h_FF) and its change,
       and a dead-end warning when the goal became unreachable.
@@ -65,6 +69,7 @@ class FeedbackLevel(enum.IntEnum):
       warning when a state repeats.
     """
 
+    PAPER = -1
     PLAIN = 0
     PROGRESS = 1
     HEURISTIC = 2
@@ -376,7 +381,7 @@ class Session:
 
     def _feedback(self, state: State, step: int) -> Feedback | None:
         level = self.feedback_level
-        if level == FeedbackLevel.PLAIN:
+        if level <= FeedbackLevel.PLAIN:
             return None
         goals = self.goal_status()
         distance = change = None

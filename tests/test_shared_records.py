@@ -196,7 +196,7 @@ def test_sha256_file(tmp_path: Path) -> None:
 
 def test_environment_fields() -> None:
     env = environment_fields(mark_dirty=False)
-    assert list(env) == ["git_commit", "engine_version", "python", "platform"]
+    assert list(env) == ["git_commit", "host", "engine_version", "python", "platform"]
     assert env["git_commit"] is None or not env["git_commit"].endswith("-dirty")
 
 

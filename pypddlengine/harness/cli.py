@@ -9,7 +9,7 @@ import click
 
 __all__ = ["experiment"]
 
-FEEDBACK = ("plain", "progress", "heuristic", "full")
+from ..cli_serve import FEEDBACK_LEVELS as FEEDBACK
 
 
 @click.group("experiment", context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,8 +53,10 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
 @click.option("--temperature", type=float, default=None,
               help="Sampling temperature (default: 0.2 for direct; for agentic none is sent, the provider's default).")
 @click.option("--max-tokens", type=int, default=8192, show_default=True, help="Output tokens per model call.")
-@click.option("--feedback", type=click.Choice(FEEDBACK), default="plain", show_default=True,
-              help="Agentic: the simulator's per-step feedback level.")
+@click.option("--feedback", type=click.Choice(FEEDBACK), default="paper", show_default=True,
+              help="Agentic: the simulator's per-step feedback level (paper: exactly the paper's signals; the "
+                   "richer levels add failure reasons, goal progress, h_FF, hints). The prompt says what the "
+                   "level's replies mean.")
 @click.option("--rendering", type=click.Choice(["plain", "compact"]), default="plain", show_default=True,
               help="Agentic: how the simulator renders states (plain: the paper's full state after each step).")
 @click.option("--tools", "tool_set", default="paper", show_default=True,
@@ -91,7 +93,7 @@ def run(**opts: object) -> None:
 
     from .mcp_bridge import ToolboxSettings, parse_command
     from .providers import create_provider
-    from .records import ManifestMismatch, ResultsStore
+    from .records import ManifestMismatch, RecordsLocked, ResultsStore
     from .runner import ExperimentConfig, ExperimentSummary, run_experiment
     from .tasks import resolve_tasks
     from .types import CallParams, ProviderError
@@ -107,8 +109,7 @@ def run(**opts: object) -> None:
     params = CallParams(str(opts["model"]), temperature, int(opts["max_tokens"]), parallel_tools=False)  # type: ignore[arg-type]
     toolbox = None
     if method == "agentic":
-        pinned = {"initialise_session": {"feedback": opts["feedback"], "rendering": opts["rendering"]}}
-        toolbox = ToolboxSettings(tools=_tool_set(str(opts["tool_set"])), pinned=pinned,
+        toolbox = ToolboxSettings(tools=_tool_set(str(opts["tool_set"])),
                                   transport=str(opts["transport"]),
                                   command=parse_command(opts["server_command"]))  # type: ignore[arg-type]
     out = Path(str(opts["out"]))
@@ -131,8 +132,10 @@ def run(**opts: object) -> None:
     def progress(record: dict) -> None:
         usage = record.get("usage") or {}
         length = f", {record['plan_length']} steps" if record.get("plan_length") is not None else ""
+        total = usage.get("total")
+        tokens = f"{total:,} tokens" if total is not None else f"at least {usage.get('total_known') or 0:,} tokens"
         click.echo(f"{record['instance_id']} r{record['replicate']}: {record['outcome']} ({record['outcome_detail']}"
-                   f"{length}) in {record['wall_s']:.1f} s, {usage.get('total', 0):,} tokens")
+                   f"{length}) in {record['wall_s']:.1f} s, {tokens}")
 
     async def main() -> ExperimentSummary:
         try:
@@ -143,6 +146,10 @@ def run(**opts: object) -> None:
 
     try:
         summary = anyio.run(main)
+    except RecordsLocked:
+        click.echo(f"error: {out} is in use by another 'pypddl experiment run' (its runs.jsonl is locked); "
+                   "wait for it to finish, or give another --out", err=True)
+        sys.exit(2)
     except (ManifestMismatch, LookupError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
@@ -164,16 +171,30 @@ def run(**opts: object) -> None:
 @click.option("--difficulty", "difficulty_file", type=click.Path(dir_okay=False, exists=True),
               help="A difficulty.json (from 'pypddl reference') giving the order instead.")
 @click.option("--label", "labels", multiple=True, help="Rename an approach: METHOD=LABEL or SOURCE:METHOD=LABEL.")
+@click.option("--order", type=click.Choice(["benchmark", "lama"]), default="benchmark", show_default=True,
+              help="Difficulty order of the blocks: the benchmark order (the paper's) or by lama-first plan length "
+                   "(unsolved last).")
+@click.option("--family", "families", multiple=True,
+              help="Approach labels, comma-separated, whose pairwise McNemar tests are Holm-adjusted together "
+                   "(repeatable, one family each), e.g. the feedback contrasts.")
+@click.option("--contaminated", type=click.Choice(["exclude", "refuse"]), default="exclude", show_default=True,
+              help="Runs a rate limit or overload cut into: left out of every table and listed, or refuse to report.")
 def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_plans: str | None,
-           difficulty_file: str | None, labels: tuple[str, ...]) -> None:
-    """Tables II and III, tokens, McNemar tests and the per-instance figure
+           difficulty_file: str | None, labels: tuple[str, ...], order: str, families: tuple[str, ...],
+           contaminated: str) -> None:
+    """Tables I, II and III, tokens, McNemar tests and the per-instance figure
     from the records of any set of approaches (Fast Downward's included).
 
+    The sources' settings are listed; differing budgets and sources that
+    share no task are warned about (also on stderr).
+
     \b
-    Example:
+    Examples:
       pypddl experiment report results/reference results/direct results/agentic --out report/
+      pypddl experiment report results/agentic-paper results/agentic-heuristic --out report-fb/ \\
+          --family "Agentic LLM (agentic-paper),Agentic LLM (agentic-heuristic)"
     """
-    from .report import build_report, load_approaches, write_report
+    from .report import ContaminatedRuns, build_report, load_approaches, write_report
 
     names = {}
     for item in labels:
@@ -185,13 +206,25 @@ def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_p
         approaches, used = load_approaches(list(sources), replicate=replicate, labels=names, join=join)
     except (FileNotFoundError, ValueError) as err:
         raise click.UsageError(str(err)) from None
-    rep = build_report(approaches, join=used, lama_plans=Path(lama_plans) if lama_plans else None,
-                       difficulty_file=Path(difficulty_file) if difficulty_file else None)
+    family_lists = [[x.strip() for x in f.split(",") if x.strip()] for f in families]
+    try:
+        rep = build_report(approaches, join=used, lama_plans=Path(lama_plans) if lama_plans else None,
+                           difficulty_file=Path(difficulty_file) if difficulty_file else None, order=order,
+                           families=family_lists, contaminated=contaminated)
+    except ContaminatedRuns as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    for warning in rep.warnings:
+        click.echo(f"warning: {warning}", err=True)
     files = write_report(rep, out)
+    click.echo(f"order: {rep.order_text}")
     for row in rep.outcomes:
+        excluded = f", {row['excluded']} contaminated left out" if row["excluded"] else ""
         click.echo(f"{row['approach']}: {row['solved']}/{row['n']} solved "
                    f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}] %, {row['timeout']} timeout, "
-                   f"{row['early_exit']} early exit, {row['error']} error")
+                   f"{row['early_exit']} early exit, {row['error']} error{excluded}")
     if "figure" not in files:
         click.echo("note: figure skipped: matplotlib is not installed (pip install 'pypddlengine[report]')")
     click.echo(f"report: {files['report']}")

@@ -17,7 +17,14 @@ Clock = Callable[[], float]
 
 
 class BudgetExhausted(Exception):
-    """The run's wall-clock budget ran out."""
+    """The run's wall-clock budget ran out. ``detail`` is the record's
+    ``outcome_detail``: ``budget_exhausted``, or ``rate_limited`` when the
+    wait a rate limit (or overload) asked for would have passed the deadline
+    (the run is then flagged contaminated: it did not get its budget)."""
+
+    def __init__(self, message: str, *, detail: str = "budget_exhausted") -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 class Deadline:

@@ -36,8 +36,8 @@ async def run_direct(
         conversation = [Msg("system", prompts.system), Msg("user", user)]
         try:
             turn = await caller(conversation, [], fresh=True)
-        except BudgetExhausted:
-            return MethodResult("timeout", "budget_exhausted", attempts=attempts, message=last_message)
+        except BudgetExhausted as err:
+            return MethodResult("timeout", err.detail, attempts=attempts, message=last_message)
         except FatalModelError as err:
             return MethodResult("error", error_detail(err.error.kind), attempts=attempts, message=err.error.message)
         attempts += 1

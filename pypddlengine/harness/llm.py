@@ -9,8 +9,17 @@
   deadline; every failure is logged in the run's ``errors`` and trace, and a
   run that met a rate limit or overload is flagged ``contaminated`` (its
   timing is not comparable, so it can be rerun with ``--rerun-contaminated``);
-* adds the call's normalised token usage to the run's totals (a call whose
-  usage is unknown counts in ``unreported_calls``);
+  a rate-limit wait that would pass the deadline ends the run as a timeout
+  with detail ``rate_limited``;
+* treats an endpoint that cannot be reached at all (connection refused, no
+  such host: a wrong ``--base-url``) as an error at once, and a connection
+  that keeps failing until the budget is gone as an error too, never as a
+  timeout: the model never had its budget (both are run again on resume);
+* adds the call's normalised token usage to the run's totals. A call whose
+  usage is unknown (cut at the deadline while the model was generating, or
+  no usage sent) counts in ``unreported_calls`` and makes the run's
+  ``total`` unknown (``None``), never a silent zero: ``total_known`` sums what
+  was reported;
 * writes an ``llm_call`` trace event with the request's digest, the messages
   new since the previous call, and the turn (or the error).
 """
@@ -81,8 +90,14 @@ class UsageTotals:
             self.reasoning = (self.reasoning or 0) + usage.reasoning
 
     @property
-    def total(self) -> int:
+    def total_known(self) -> int:
         return self.input_total + self.output_total
+
+    @property
+    def total(self) -> int | None:
+        """Input plus output tokens of the run; ``None`` when some call's
+        usage is unknown (then :attr:`total_known` is a lower bound)."""
+        return None if self.unreported_calls else self.total_known
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +109,7 @@ class UsageTotals:
             "output_total": self.output_total,
             "reasoning": self.reasoning,
             "total": self.total,
+            "total_known": self.total_known,
             "unreported_calls": self.unreported_calls,
             "failed_calls": self.failed_calls,
         }
@@ -130,6 +146,8 @@ class ModelCaller:
                 self.usage.add_failure(aborted=err.kind in ("timeout", "connection"))
                 self._log(err, request)
                 request = {"sha256": request["sha256"], "retry": True}
+                if err.kind == "connection" and self.deadline.expired():
+                    raise FatalModelError(err) from err  # the network, not the model, used the budget
                 if err.kind == "timeout" or self.deadline.expired():
                     raise BudgetExhausted(err.message) from err
                 if not err.retryable or failures >= self.max_retries:
@@ -138,7 +156,10 @@ class ModelCaller:
                 self.retries += 1
                 wait = err.retry_after if err.retry_after is not None else min(2.0**failures, 30.0)
                 if wait >= self.deadline.remaining():
-                    raise BudgetExhausted(f"retry after {wait:g} s would pass the deadline") from err
+                    if err.kind == "connection":
+                        raise FatalModelError(err) from err
+                    raise BudgetExhausted(f"retry after {wait:g} s would pass the deadline",
+                                          detail="rate_limited") from err
                 self.trace.event("retry", attempt=failures, wait_s=wait, kind=err.kind)
                 await self.sleep(wait)
                 continue
@@ -160,7 +181,9 @@ class ModelCaller:
         t = round(self.deadline.elapsed(), 3)
         self.errors.append({"t": t, "type": err.type_name, "kind": err.kind, "status": err.status,
                             "message": err.message[:300]})
-        self.trace.event("llm_call", request=request, error=err.to_dict())
+        # a call cut at the deadline (or by a lost connection) may have used tokens nobody reported
+        unknown = err.kind in ("timeout", "connection")
+        self.trace.event("llm_call", request=request, error=err.to_dict(), usage=None, usage_unknown=unknown)
 
     def _request_digest(self, conversation: list[Msg], tools: list[ToolSpec], fresh: bool) -> dict[str, Any]:
         """The request's SHA-256 and the messages new since the last call.

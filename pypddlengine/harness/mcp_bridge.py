@@ -14,6 +14,10 @@ settings act on the listing:
   with every call of a tool and removed from the schema the model sees, so
   the model cannot change them (they are listed in the manifest).
 
+Each run's server reads only that run's domain and problem
+(``ServerOptions.allowed_files``, ``pypddl serve --allow-file`` over stdio):
+the model cannot open another task's files, such as the reference plans.
+
 Tool results are reduced to text for the model (the text content, or the
 structured content as JSON when there is no text), keeping ``is_error`` and
 the structured content for the harness. Transport failures and timeouts
@@ -24,11 +28,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shlex
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -36,7 +42,7 @@ import anyio
 from ..mcp_server.names import PAPER_TOOLS
 from .types import ToolSpec
 
-__all__ = ["PAPER_TOOLS", "ToolOutcome", "Toolbox", "ToolboxSettings", "tool_specs_from_listing"]
+__all__ = ["PAPER_TOOLS", "ToolOutcome", "Toolbox", "ToolboxSettings", "error_code", "tool_specs_from_listing"]
 
 
 
@@ -60,6 +66,7 @@ class ToolboxSettings:
             "transport": self.transport,
             "command": list(self.command or default_command()) if self.transport == "stdio" else None,
             "server_options": self.server_options,
+            "file_access": "the run's domain and problem only",
         }
 
 
@@ -114,6 +121,23 @@ def tool_specs_from_listing(
     return specs
 
 
+_CODE = re.compile(r"^(?:ERROR: )?\[([A-Z][A-Z0-9_]*)\]")
+
+
+def error_code(outcome: ToolOutcome) -> str | None:
+    """The stable code of a tool error (``FILE_ACCESS_DENIED``, ...), ``None``
+    for a success or an error without one. The one place the harness reads
+    codes: from the structured ``{"error": {"code"}}`` when the server sends
+    it, else from the ``[CODE] message`` first line of the text."""
+    if not outcome.is_error:
+        return None
+    error = (outcome.structured or {}).get("error")
+    if isinstance(error, dict) and isinstance(error.get("code"), str):
+        return str(error["code"])
+    match = _CODE.match(outcome.text)
+    return match.group(1) if match else None
+
+
 def result_text(result: Any) -> tuple[str, dict[str, Any] | None]:
     parts = []
     for block in getattr(result, "content", None) or []:
@@ -132,10 +156,14 @@ def result_text(result: Any) -> tuple[str, dict[str, Any] | None]:
 
 
 class Toolbox:
-    """An open MCP client on the engine's server (``async with``)."""
+    """An open MCP client on the engine's server (``async with``).
+    ``allowed_files``: the only files the server may read (``None``: the
+    server's own default; ``()``: none)."""
 
-    def __init__(self, settings: ToolboxSettings | None = None) -> None:
+    def __init__(self, settings: ToolboxSettings | None = None, *,
+                 allowed_files: Sequence[str | Path] | None = None) -> None:
         self.settings = settings or ToolboxSettings()
+        self.allowed_files = None if allowed_files is None else tuple(str(p) for p in allowed_files)
         self.tools: list[ToolSpec] = []
         self.listing: list[dict[str, Any]] = []
         self._client: Any = None
@@ -148,11 +176,19 @@ class Toolbox:
         if s.transport == "inprocess":
             from ..mcp_server import build_server
 
-            target: Any = build_server(**s.server_options)
+            options = dict(s.server_options)
+            if self.allowed_files is not None:
+                options["allowed_files"] = self.allowed_files
+            target: Any = build_server(**options)
         elif s.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters
 
             command = list(s.command or default_command())
+            if self.allowed_files is not None:
+                for path in self.allowed_files:
+                    command += ["--allow-file", path]
+                if not self.allowed_files:
+                    command.append("--no-files")
             target = StdioServerParameters(command=command[0], args=command[1:])
         else:
             raise ValueError(f"unknown MCP transport {s.transport!r}; use 'inprocess' or 'stdio'")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["OUTCOMES", "MethodResult", "error_detail"]
+__all__ = ["OUTCOMES", "RERUN_ON_RESUME", "MethodResult", "error_detail"]
 
 OUTCOMES = ("solved", "timeout", "early_exit", "error")
 
@@ -13,7 +13,8 @@ OUTCOMES = ("solved", "timeout", "early_exit", "error")
 @dataclass
 class MethodResult:
     """``outcome`` is one of :data:`OUTCOMES`; ``detail`` says why
-    (``validated``, ``budget_exhausted``, ``model_end_turn``, ``max_tokens``,
+    (``validated``, ``budget_exhausted``, ``rate_limited``, ``declared_unsolvable``,
+    ``goal_not_validated``, ``stopped``, ``max_tokens``,
     ``invalid_final``, ``context_overflow``, ``refusal``, ``api_error``, ...)."""
 
     outcome: str
@@ -37,4 +38,12 @@ def error_detail(kind: str) -> str:
         "rate_limit": "rate_limit",
         "overloaded": "overloaded",
         "connection": "connection_error",
+        "unreachable": "unreachable",
     }.get(kind, "api_error")
+
+
+RERUN_ON_RESUME = frozenset({"unreachable", "connection_error", "auth_error", "rate_limit", "overloaded",
+                             "mcp_error", "harness_error"})
+"""``outcome_detail`` of error runs that say nothing about the model (the
+endpoint, the key, the network, the MCP server or the harness failed): a
+resumed experiment runs them again without being asked."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import time
 from typing import Any, Protocol
 
@@ -57,7 +58,8 @@ def classify_sdk_error(err: BaseException, sdk: Any) -> ProviderError:
     if isinstance(err, sdk.APITimeoutError):
         return ProviderError("timeout", message, type_name=name)
     if isinstance(err, sdk.APIConnectionError):
-        return ProviderError("connection", message, type_name=name)
+        kind = "unreachable" if _refused(err) else "connection"
+        return ProviderError(kind, message if kind == "connection" else f"{message} ({_root(err)})", type_name=name)
     if isinstance(err, sdk.APIStatusError):
         if status == 429:
             kind = "rate_limit"
@@ -73,6 +75,25 @@ def classify_sdk_error(err: BaseException, sdk: Any) -> ProviderError:
             kind = "api_error"
         return ProviderError(kind, message, status=status, retry_after=retry_after, type_name=name)
     return ProviderError("api_error", message, type_name=name)
+
+
+def _causes(err: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    cause: BaseException | None = err
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return chain
+
+
+def _refused(err: BaseException) -> bool:
+    """Whether the connection was never made: refused, or no such host."""
+    return any(isinstance(c, ConnectionRefusedError | socket.gaierror) for c in _causes(err))
+
+
+def _root(err: BaseException) -> str:
+    last = _causes(err)[-1]
+    return f"{type(last).__name__}: {last}"
 
 
 def _retry_after(headers: Any) -> float | None:

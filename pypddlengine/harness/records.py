@@ -8,8 +8,11 @@ Layout of ``results/<name>/``::
 
 ``runs.jsonl`` is appended one line at a time and synced to disk, so a crash
 loses at most the run in progress. Reading and appending use
-:mod:`pypddlengine.records`, shared with the Fast Downward runner: each
-append holds the file's lock and first cuts a line torn by a hard kill.
+:mod:`pypddlengine.records`, shared with the Fast Downward runner: a running
+experiment holds the file's lock from start to end (:meth:`ResultsStore.locked`),
+so a second ``pypddl experiment run`` on the same folder is refused
+(:class:`RecordsLocked`) instead of writing beside it, and the first append
+cuts a line torn by a hard kill.
 Resuming skips every ``(method, instance_id, replicate)`` that already has a
 record; when a key appears more than once (a rerun of failed runs) the last
 record counts.
@@ -17,21 +20,23 @@ record counts.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..records import RUN_SCHEMA, RecordWriter, environment_fields, read_records, utc_now
+from ..records import RUN_SCHEMA, RecordsLocked, RecordWriter, environment_fields, read_records, utc_now
 from ..records import record_key as run_key
 
 __all__ = [
     "RUN_SCHEMA",
     "ManifestMismatch",
+    "RecordsLocked",
     "ResultsStore",
     "TraceWriter",
     "env_info",
@@ -104,6 +109,24 @@ class ResultsStore:
         self.runs_path = self.root / "runs.jsonl"
         self.manifest_path = self.root / "manifest.json"
         self._lock = threading.Lock()
+        self._writer: RecordWriter | None = None
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[ResultsStore]:
+        """Hold ``runs.jsonl``'s lock for a whole experiment; raises
+        :class:`RecordsLocked` at once when another process holds it."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        existed = self.runs_path.exists()
+        writer = RecordWriter(self.runs_path, default=_json_default)
+        self._writer = writer
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._writer = None
+                if not existed and self.runs_path.stat().st_size == 0:
+                    self.runs_path.unlink()  # an experiment that stopped before its first run leaves no file
+                writer.close()
 
     def records(self) -> list[dict[str, Any]]:
         return read_records(self.runs_path).records
@@ -115,20 +138,32 @@ class ResultsStore:
         return out
 
     def done_keys(self, *, rerun_outcomes: Iterable[str] = (), rerun_contaminated: bool = False) -> set:
+        """Keys whose last record stands: not an outcome asked to be rerun,
+        not contaminated when those are rerun, and not an error that says
+        nothing about the model (``RERUN_ON_RESUME``: an unreachable
+        endpoint, a lost connection, ...), which is always run again."""
+        from .outcome import RERUN_ON_RESUME
+
         redo = set(rerun_outcomes)
         keys = set()
         for key, record in self.latest().items():
             if record.get("outcome") in redo or (rerun_contaminated and record.get("contaminated")):
                 continue
+            if record.get("outcome") == "error" and record.get("outcome_detail") in RERUN_ON_RESUME:
+                continue
             keys.add(key)
         return keys
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append ``record`` to ``runs.jsonl`` as one synced line. The file's
-        lock is taken for each append (waiting while another process
-        appends), so runs of one folder never interleave inside a line."""
-        with self._lock, RecordWriter(self.runs_path, wait=True, default=_json_default) as writer:
-            writer.write(record)
+        """Append ``record`` to ``runs.jsonl`` as one synced line, through
+        the lock :meth:`locked` holds, or else taking the file's lock for this
+        append (waiting while another process appends)."""
+        with self._lock:
+            if self._writer is not None:
+                self._writer.write(record)
+                return
+            with RecordWriter(self.runs_path, wait=True, default=_json_default) as writer:
+                writer.write(record)
 
     def trace_path(self, method: str, instance_id: str, replicate: int) -> Path:
         return self.root / "traces" / _safe(method) / _safe(instance_id) / f"r{replicate}.jsonl"
@@ -156,7 +191,7 @@ class ResultsStore:
         if old is not None and not force and old.get("config_sha256") != manifest["config_sha256"]:
             changed = sorted(
                 k for k in set(old.get("config", {})) | set(manifest["config"])
-                if old.get("config", {}).get(k) != manifest["config"].get(k)
+                if config_hash({k: old.get("config", {}).get(k)}) != config_hash({k: manifest["config"].get(k)})
             )
             raise ManifestMismatch(
                 f"{self.root} holds runs made with another configuration (changed: {', '.join(changed)}); "
@@ -180,6 +215,12 @@ def _safe(name: str) -> str:
 
 
 def config_hash(config: dict[str, Any]) -> str:
+    """The hash a resumed experiment must match. The endpoint's URL is left
+    out: correcting a wrong ``--base-url`` and resuming is the way to redo
+    the runs it failed (each record and session keeps the URL it used)."""
+    config = dict(config)
+    if isinstance(config.get("llm"), dict):
+        config["llm"] = {k: v for k, v in config["llm"].items() if k != "base_url"}
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=_json_default).encode()).hexdigest()
 
 

@@ -21,7 +21,7 @@ from .mcp_bridge import Toolbox, ToolboxSettings, ToolOutcome
 from .prompts import prompt_set
 from .provider_offline import ReplayProvider, load_trace
 from .records import ResultsStore
-from .runner import ExperimentConfig, RunContext, execute_run
+from .runner import ExperimentConfig, RunContext, execute_run, task_files
 from .tasks import TaskSpec
 from .types import CallParams
 
@@ -139,7 +139,7 @@ async def replay_run(results_dir: Path | str, trace_file: Path | str, *, out_tra
                                                             "shown_sha256": (tools or {}).get("shown_sha256")})
     replicate = int(old.get("replicate") or 0)
     if exp.method == "agentic":
-        async with Toolbox(toolbox_settings) as toolbox:
+        async with Toolbox(toolbox_settings, allowed_files=task_files(task)) as toolbox:
             mapped = SessionMappingToolbox(toolbox, _recorded_session_ids(events))
             new = await execute_run(ctx, task, replicate, out_trace, toolbox=mapped)  # type: ignore[arg-type]
     else:

@@ -13,7 +13,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -31,6 +31,7 @@ from .types import CallParams
 __all__ = ["ExperimentConfig", "RunContext", "build_record", "execute_run", "run_experiment"]
 
 METHODS = ("direct", "agentic")
+INITIALISE = "initialise_session"
 
 
 @dataclass
@@ -57,8 +58,24 @@ class ExperimentConfig:
             raise ValueError("concurrency and replicates must be at least 1")
         if self.prompts is None:
             self.prompts = prompt_set(self.method)
-        if self.method == "agentic" and self.toolbox is None:
-            self.toolbox = ToolboxSettings()
+        if self.method == "agentic":
+            self._pin_session_settings()
+
+    def _pin_session_settings(self) -> None:
+        """The agentic approach's feedback level (default ``paper``, the
+        paper's signals) and rendering (default ``plain``, the paper's flat
+        lists) are pinned on ``initialise_session``, so the server and the
+        prompt's explanation of the replies always agree."""
+        toolbox = self.toolbox or ToolboxSettings()
+        init = dict(toolbox.pinned.get(INITIALISE, {}))
+        self.feedback = self.feedback or init.get("feedback") or "paper"
+        self.rendering = self.rendering or init.get("rendering") or "plain"
+        assert self.prompts is not None
+        self.prompts.feedback_text(self.feedback)  # a level the prompt cannot explain is refused here
+        for key, value in (("feedback", self.feedback), ("rendering", self.rendering)):
+            if init.setdefault(key, value) != value:
+                raise ValueError(f"the toolbox pins {key}={init[key]!r} but the experiment's {key} is {value!r}")
+        self.toolbox = replace(toolbox, pinned={**toolbox.pinned, INITIALISE: init})
 
     def describe(self, provider: Provider) -> dict[str, Any]:
         assert self.prompts is not None
@@ -88,7 +105,8 @@ class RunContext:
     provider: Provider
     clock: Clock = time.monotonic
     sleep: Sleep = anyio.sleep
-    toolbox_factory: Callable[[], Toolbox] | None = None
+    toolbox_factory: Callable[[TaskSpec], Toolbox] | None = None
+    """A toolbox whose server reads only the given task's files."""
     tools_info: dict[str, Any] | None = None
 
 
@@ -187,7 +205,7 @@ async def execute_run(
     if config.method == "agentic" and toolbox is None:
         assert ctx.toolbox_factory is not None
         try:
-            candidate = ctx.toolbox_factory()
+            candidate = ctx.toolbox_factory(task)
             await candidate.__aenter__()
             opened = toolbox = candidate
         except Exception as err:  # a server that does not start: this run is an error, the others go on
@@ -208,7 +226,7 @@ async def execute_run(
                 assert toolbox is not None
                 prompts = config.prompts or prompt_set("agentic")
                 result = await run_agentic(task, caller, toolbox, trace, prompts=prompts,
-                                           session_init=config.session_init)
+                                           session_init=config.session_init, feedback=config.feedback or "paper")
         except Exception as err:  # a harness bug or a broken server must not stop the experiment
             logging.getLogger("pypddlengine.harness").exception("run %s/%s failed", task.instance_id, replicate)
             result = MethodResult("error", "harness_error", message=f"{type(err).__name__}: {err}")
@@ -220,6 +238,11 @@ async def execute_run(
     finally:
         if opened is not None:
             await opened.__aexit__(None, None, None)
+
+
+def task_files(task: TaskSpec) -> tuple[str, str]:
+    """The files a run's MCP server may read: the run's domain and problem."""
+    return (str(task.domain_path), str(task.problem_path))
 
 
 OnRecord = Callable[[dict[str, Any]], Awaitable[None] | None]
@@ -243,23 +266,42 @@ async def run_experiment(
     force: bool = False,
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> ExperimentSummary:
-    """Run every missing (task, replicate) and append their records."""
+    """Run every missing (task, replicate) and append their records, holding
+    the results folder's lock throughout (a second experiment on the same
+    folder gets :class:`~pypddlengine.records.RecordsLocked` before it
+    writes anything, the manifest included)."""
+    with store.locked():
+        return await _run_locked(config, tasks, store, provider, clock=clock, sleep=sleep, force=force,
+                                 on_record=on_record)
+
+
+async def _run_locked(
+    config: ExperimentConfig,
+    tasks: list[TaskSpec],
+    store: ResultsStore,
+    provider: Provider,
+    *,
+    clock: Clock,
+    sleep: Sleep,
+    force: bool,
+    on_record: Callable[[dict[str, Any]], None] | None,
+) -> ExperimentSummary:
     logging.getLogger("pypddlengine.mcp").setLevel(logging.WARNING)
     toolbox_factory = None
     tools_info = None
     if config.method == "agentic":
         settings = config.toolbox or ToolboxSettings()
 
-        def toolbox_factory() -> Toolbox:
-            return Toolbox(settings)
+        def toolbox_factory(task: TaskSpec) -> Toolbox:
+            return Toolbox(settings, allowed_files=task_files(task))
 
-        async with toolbox_factory() as probe:  # the listing goes into the manifest
+        async with Toolbox(settings, allowed_files=()) as probe:  # the listing goes into the manifest
             tools_info = probe.describe()
     ctx = RunContext(config, provider, clock, sleep, toolbox_factory, tools_info)
     described = config.describe(provider)
     if tools_info is not None:
         described["tools"] = tools_info
-    session = {"started_at": utc_now(), "finished_at": None}
+    session = {"started_at": utc_now(), "finished_at": None, "base_url": provider.describe().get("base_url")}
     manifest = store.open_manifest(
         {
             "experiment_id": config.experiment_id,

@@ -205,9 +205,12 @@ class ProviderError(Exception):
     """A failed model call, classified so the caller can decide what to do.
 
     ``kind``: ``rate_limit`` (HTTP 429), ``overloaded`` (5xx, 529),
-    ``connection``, ``timeout`` (the per-call timeout, i.e. the remaining
-    budget, ran out), ``context_overflow``, ``auth``, ``bad_request`` or
-    ``api_error``. ``retryable`` kinds are retried while budget remains."""
+    ``connection`` (a connection lost or failing on the way), ``unreachable``
+    (refused or unknown host: nothing listens at the base URL, e.g. a wrong
+    ``--base-url``; retrying cannot help), ``timeout`` (the per-call timeout,
+    i.e. the remaining budget, ran out), ``context_overflow``, ``auth``,
+    ``bad_request`` or ``api_error``. ``retryable`` kinds are retried while
+    budget remains."""
 
     RETRYABLE = frozenset({"rate_limit", "overloaded", "connection"})
 

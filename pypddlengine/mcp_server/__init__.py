@@ -25,7 +25,13 @@ current state is not an error of the call but an answer of the simulator, so
 ``execute_single_action`` returns ``success: false`` with the reason (code
 ``INAPPLICABLE_ACTION``, the failing preconditions and, at feedback level
 ``full``, hints); this is the paper's success flag and keeps the structured
-reason available to harnesses.
+reason available to harnesses. At feedback level ``paper`` the seven paper
+tools return exactly the signals the paper names and nothing more (see
+:mod:`.render`): a step is ``success``, ``state`` and ``goal_reached`` only.
+
+Files. ``ServerOptions.allowed_files`` (``pypddl serve --allow-file``) limits
+what ``initialise_session`` reads to those files; anything else is
+``FILE_ACCESS_DENIED`` before it is opened (see :mod:`.inputs`).
 
 Concurrency. Tools are ``async``: cheap calls run on the event loop, under a
 per-session lock; parsing and grounding (initialise), plan validation and

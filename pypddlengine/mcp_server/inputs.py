@@ -1,4 +1,12 @@
-"""Where a session's PDDL comes from: bundled names, PDDL text or (when allowed) file paths."""
+"""Where a session's PDDL comes from: bundled names, PDDL text or (when allowed) file paths.
+
+With ``ServerOptions.allowed_files`` set (experiments: the run's own domain and
+problem) the server reads those files and no other: another path, a bundled
+name or a bundled task is refused with ``FILE_ACCESS_DENIED`` before any file
+is opened, so no message or snippet can echo what such a file holds (a plan
+file given as the problem would otherwise show its first step in the syntax
+error). Allowed files are shown by their bare names, never their paths.
+"""
 
 
 from dataclasses import dataclass
@@ -39,6 +47,8 @@ def resolve_task_input(
         raise ToolFailure(INVALID_ARGUMENT, "give either task or domain and problem, not both",
                           "use task='blocksworld/p01' alone, or domain and problem alone")
     if task is not None:
+        if options.allowed_files is not None:
+            raise _not_allowed(options, "task", task)
         try:
             d, p = bundled_task(task)
         except PDDLError as err:
@@ -70,6 +80,8 @@ def _one_input(
     name = value.strip()
     if len(name) > 1024 or "\n" in name or "\x00" in name or not name:
         raise ToolFailure(NOT_PDDL, f"the {kind} is not PDDL text: it should start with '(define ({kind} ...'")
+    if options.allowed_files is not None:
+        return _allowed_file(options, kind, name)
     if options.allow_files:
         path = Path(name).expanduser()
         if path.is_file():
@@ -92,6 +104,35 @@ def _one_input(
         f"pass the whole PDDL text (it starts with '(define ({kind} ...'), or task='{DEFAULT_TASK}' "
         "(see list_bundled_tasks)",
     )
+
+
+def _allowed_file(options: ServerOptions, kind: str, name: str) -> tuple[str | bytes, str, str]:
+    """The allowed file ``name`` names (its resolved path, or its bare name
+    when exactly one allowed file has it); refused before reading otherwise."""
+    allowed = options.allowed_files or ()
+    try:
+        resolved = str(Path(name).expanduser().resolve())
+    except (OSError, RuntimeError, ValueError):
+        resolved = ""
+    by_name = [a for a in allowed if Path(a).name == name] if Path(name).name == name else []
+    if resolved in allowed:
+        chosen = resolved
+    elif len(by_name) == 1:
+        chosen = by_name[0]
+    else:
+        raise _not_allowed(options, kind, name)
+    shown = Path(chosen).name
+    try:
+        return read_file(Path(chosen), max_bytes=options.max_pddl_bytes), shown, f"file:{shown}"
+    except PDDLError as err:  # said with the bare name: the path is not the model's business
+        raise ToolFailure(err.code, f"cannot read the {kind} file '{shown}' ({err.code})") from None
+
+
+def _not_allowed(options: ServerOptions, kind: str, name: str) -> ToolFailure:
+    names = ", ".join(sorted({Path(a).name for a in options.allowed_files or ()}, key=natural_key)) or "none"
+    return ToolFailure(FILE_ACCESS_DENIED, f"the {kind} '{clip(name)}' is not a file this server may read",
+                       f"this server reads only the task's own files ({names}); pass one of those names, or the "
+                       "PDDL text itself")
 
 
 def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[str, str, str] | None:

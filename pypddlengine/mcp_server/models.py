@@ -7,6 +7,9 @@ Conventions shared by every model (they keep replies small for an LLM):
   applicable", never "false" or "empty";
 * every list is sorted (atoms and actions in natural order, ``b2`` before
   ``b10``), except plans and history, which are in execution order;
+* at feedback level ``paper`` the seven paper tools return only the fields
+  the paper names (``render.PAPER_FIELDS``); every field the richer levels
+  always fill but that level leaves out is therefore optional here;
 * a *state* is either grouped by predicate (``compact`` rendering, the
   default), ``{"on": ["a b", "c d"], "handempty": [""]}``, where each entry
   is an atom's arguments joined by one space (``""`` for a nullary atom), or
@@ -117,56 +120,56 @@ class SessionSummary(_Model):
     domain: str
     problem: str
     sources: dict[str, str] = Field(description="where domain and problem came from: text, file or bundled name")
-    objects: dict[str, list[str]] = Field(description="objects (and constants) by type")
-    actions: list[ActionSchemaView]
-    goal: list[str]
+    objects: dict[str, list[str]] | None = Field(None, description="objects (and constants) by type")
+    actions: list[ActionSchemaView] | None = None
+    goal: list[str] | None = None
     static_facts: StateAtoms | None = Field(
         None, description="facts no action changes; left out of later states unless include_static is set"
     )
-    ground_actions: int
-    applicable_now: int
-    goal_reached: bool
+    ground_actions: int | None = None
+    applicable_now: int | None = None
+    goal_reached: bool | None = None
     feedback_level: str
     rendering: Rendering
-    max_steps: int
-    idle_timeout_s: float
+    max_steps: int | None = None
+    idle_timeout_s: float | None = None
     label: str | None = None
     feedback: FeedbackView | None = None
-    next: str = Field(description="what to call next")
+    next: str | None = Field(None, description="what to call next")
 
 
 class StateView(_Model):
-    step: int = Field(description="number of actions executed since the initial state")
-    goal_reached: bool
-    atoms: int = Field(description="how many atoms are shown")
-    static_included: bool
+    step: int | None = Field(None, description="number of actions executed since the initial state")
+    goal_reached: bool | None = None
+    atoms: int | None = Field(None, description="how many atoms are shown")
+    static_included: bool | None = None
     state: StateAtoms
     feedback: FeedbackView | None = None
 
 
 class ActionsPage(_Model):
-    step: int
-    total: int = Field(description="applicable actions matching the filters")
-    offset: int
-    limit: int
+    step: int | None = None
+    total: int | None = Field(None, description="applicable actions matching the filters")
+    offset: int | None = None
+    limit: int | None = None
     actions: list[str]
     next_offset: int | None = Field(None, description="offset of the next page; absent on the last page")
-    by_schema: dict[str, int] = Field(description="how many of the matching actions each schema has")
+    by_schema: dict[str, int] | None = Field(None, description="how many of the matching actions each schema has")
 
 
 class StepOutcome(_Model):
     """The result of execute_single_action."""
 
     success: bool
-    action: str = Field(description="the action as understood (canonical form)")
-    step: int
+    action: str | None = Field(None, description="the action as understood (canonical form)")
+    step: int | None = None
     goal_reached: bool
     added: list[str] | None = None
     deleted: list[str] | None = None
     state: StateAtoms | None = None
     failure: FailureView | None = None
     feedback: FeedbackView | None = None
-    attempts_left: int
+    attempts_left: int | None = None
 
 
 class ExplainOutcome(_Model):
@@ -177,10 +180,10 @@ class ExplainOutcome(_Model):
 
 class ResetOutcome(_Model):
     step: int
-    goal_reached: bool
-    discarded_steps: int = Field(description="how many executed actions the reset dropped")
+    goal_reached: bool | None = None
+    discarded_steps: int | None = Field(None, description="how many executed actions the reset dropped")
     state: StateAtoms | None = None
-    counters: Counters
+    counters: Counters | None = None
 
 
 class UndoOutcome(_Model):
@@ -193,12 +196,12 @@ class UndoOutcome(_Model):
 
 
 class HistoryView(_Model):
-    length: int = Field(description="actions executed since the initial state (the current plan)")
-    offset: int
+    length: int | None = Field(None, description="actions executed since the initial state (the current plan)")
+    offset: int | None = None
     actions: list[str] = Field(description="in execution order, starting at step offset+1")
     next_offset: int | None = None
-    goal_reached: bool
-    counters: Counters
+    goal_reached: bool | None = None
+    counters: Counters | None = None
 
 
 class StepFailureView(_Model):
@@ -211,15 +214,15 @@ class StepFailureView(_Model):
 
 class ValidationView(_Model):
     valid: bool
-    plan_source: Literal["given", "history"]
-    length: int
-    steps_applied: int
-    cost: Number
-    goal_reached: bool
+    plan_source: Literal["given", "history"] | None = None
+    length: int | None = None
+    steps_applied: int | None = None
+    cost: Number | None = None
+    goal_reached: bool | None = None
     unsatisfied_goals: list[str] | None = None
     more_unsatisfied: int | None = None
     failure: StepFailureView | None = None
-    summary: str
+    summary: str | None = None
 
 
 class CloseOutcome(_Model):

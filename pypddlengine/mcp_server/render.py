@@ -1,9 +1,42 @@
-"""Token-frugal views of states, actions, feedback and failures for tool results."""
+"""Token-frugal views of states, actions, feedback and failures for tool results.
+
+Feedback level ``paper`` (:data:`PAPER_FIELDS`) renders exactly the signals the
+paper names for its seven operations. The passage followed (§III-A,
+"PyPDDLEngine and MCP Interface"):
+
+    initialise_session: loads domain and problem files or strings and resets
+    the environment to the initial state. query_current_state: returns the set
+    of currently true predicates. query_applicable_actions: returns all ground
+    actions valid in the current state. execute_single_action: applies one
+    action and advances the state, returning a success flag, the updated
+    state, and a goal-reached flag. reset_to_initial_state: restores the
+    environment to the problem's initial state. query_action_history: returns
+    the sequence of actions executed in the current session.
+    validate_complete_plan: checks whether a submitted action sequence
+    satisfies all goal conditions.
+
+So at that level a step returns ``success``, ``state`` (the whole state, also
+after a failed step, when it is unchanged) and ``goal_reached``, and nothing
+else: no reason or unsatisfied preconditions on failure, no did-you-mean (an
+action that names no action of the task is simply ``success: false``), no
+added/deleted atoms, no ``next`` hints, no counters. A validation says
+``valid``, nothing more (no failing step, no goal atoms). The state query
+returns the state with static facts, the action query all applicable actions
+(paged only beyond the server's largest page), the history the actions. The
+initialisation returns the session handle and what was loaded (names, sources,
+the level and rendering), not the task summary the richer levels give, since
+the model has the PDDL. The tools outside the seven (``explain_action``,
+``undo_last_action`` ...) are not the paper's and answer as at ``plain``.
+Errors of the call itself (a missing argument, an unknown session, a limit,
+PDDL that does not parse) stay tool errors at every level.
+"""
 
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from ..errors import ErrorCode
 from ..session import Failure, Feedback, FeedbackLevel
@@ -14,6 +47,29 @@ from .store import ServerOptions, SessionEntry
 
 # ----------------------------------------------------------------------------- rendering
 
+PAPER_FIELDS: dict[type, frozenset[str]] = {
+    m.SessionSummary: frozenset({"session_id", "domain", "problem", "sources", "feedback_level", "rendering",
+                                 "label"}),
+    m.StateView: frozenset({"state"}),
+    m.ActionsPage: frozenset({"actions", "next_offset"}),
+    m.StepOutcome: frozenset({"success", "state", "goal_reached"}),
+    m.ResetOutcome: frozenset({"step"}),
+    m.HistoryView: frozenset({"actions", "next_offset"}),
+    m.ValidationView: frozenset({"valid"}),
+}
+"""The fields each of the paper's seven tools returns at feedback level
+``paper`` (see the module docstring); other tools are not reduced."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def for_level(level: FeedbackLevel, result: M) -> M:
+    """``result`` as the session's feedback level shows it: at ``paper`` only
+    the paper's fields of its tool (:data:`PAPER_FIELDS`), else unchanged."""
+    keep = PAPER_FIELDS.get(type(result)) if level == FeedbackLevel.PAPER else None
+    if keep is None:
+        return result
+    return type(result).model_validate({k: v for k, v in result.model_dump(exclude_none=True).items() if k in keep})
 
 
 def number_or_none(value: float | None) -> int | float | None:
@@ -31,6 +87,8 @@ class View:
         self.task = entry.session.task
         self.options = options
         self.plain = entry.rendering == "plain"
+        self.paper = entry.session.feedback_level == FeedbackLevel.PAPER
+        """The paper's level: whole states (static facts included), all actions at once."""
 
     def atoms(self, ids: Iterable[int]) -> m.StateAtoms:
         task = self.task
@@ -45,14 +103,14 @@ class View:
         return {name: sorted(groups[name], key=natural_key) for name in sorted(groups)}
 
     def state_ids(self, state: State, include_static: bool | None) -> State:
-        static = self.plain if include_static is None else include_static
+        static = (self.plain or self.paper) if include_static is None else include_static
         return state if static else state - self.task.static_atoms
 
     def state(self, include_static: bool | None = None) -> m.StateAtoms:
         return self.atoms(self.state_ids(self.session.state, include_static))
 
     def maybe_state(self, include_state: bool | None) -> m.StateAtoms | None:
-        wanted = self.plain if include_state is None else include_state
+        wanted = (self.plain or self.paper) if include_state is None else include_state
         return self.state() if wanted else None
 
     def goal_list(self, goals: Iterable[str]) -> tuple[list[str] | None, int | None]:

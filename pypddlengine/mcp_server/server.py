@@ -39,7 +39,7 @@ from .errors import (
     one_line,
 )
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
-from .render import View, number_or_none, reference_failure
+from .render import View, for_level, number_or_none, reference_failure
 from .store import ServerOptions, SessionEntry, SessionStore
 
 log = logging.getLogger("pypddlengine.mcp")
@@ -137,7 +137,7 @@ SessionId = Annotated[
 ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
-FeedbackName = Literal["plain", "progress", "heuristic", "full"]
+FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -191,8 +191,10 @@ def build_server(
         domain: Annotated[str | None, Field(description="the domain as PDDL text, or a file path")] = None,
         problem: Annotated[str | None, Field(description="the problem as PDDL text, or a file path")] = None,
         feedback: Annotated[FeedbackName | None, Field(
-            description="feedback after each step: plain (the paper's: success and state), progress (goal k/n), "
-                        "heuristic (adds h_FF distance, dead ends), full (adds why-not hints, revisits)")] = None,
+            description="feedback after each step: paper (only the paper's signals: success, state, goal "
+                        "reached; a validation says valid or not), plain (adds the reason of a failure), progress "
+                        "(goal k/n), heuristic (adds h_FF distance, dead ends), full (adds why-not hints, "
+                        "revisits)")] = None,
         rendering: Annotated[m.Rendering | None, Field(
             description="compact (default: atoms grouped by predicate, static facts only here, state diffs) or "
                         "plain (the paper's flat lists, full state after each step)")] = None,
@@ -259,7 +261,7 @@ def build_server(
 
             result = await store.run(entry, summary)
             store.add(entry)
-            return _reply(result)
+            return _reply(for_level(level, result))
         finally:
             store.release()
 
@@ -278,7 +280,7 @@ def build_server(
 
         def work() -> m.StateView:
             s = entry.session
-            static = view.plain if include_static is None else include_static
+            static = (view.plain or view.paper) if include_static is None else include_static
             ids = view.state_ids(s.state, static)
             return m.StateView(
                 step=len(s.history),
@@ -289,7 +291,7 @@ def build_server(
                 feedback=view.current_feedback(),
             )
 
-        return _reply(await store.run(entry, work))
+        return _reply(for_level(entry.session.feedback_level, await store.run(entry, work)))
 
     @_tool(server, READ_ONLY)
     async def query_applicable_actions(
@@ -335,7 +337,7 @@ def build_server(
                 by_schema=dict(sorted(Counter(a.schema.display for a in actions).items())),
             )
 
-        return _reply(await store.run(entry, work))
+        return _reply(for_level(entry.session.feedback_level, await store.run(entry, work)))
 
     # ------------------------------------------------------------------ execution
 
@@ -349,7 +351,8 @@ def build_server(
     ) -> Annotated[CallToolResult, m.StepOutcome]:
         """Execute one action in the current state. On success the state advances (reply: added and deleted atoms,
         goal_reached); if the action is not applicable nothing changes and success is false with the unsatisfied
-        preconditions. An action that names no action of the task is a tool error."""
+        preconditions. An action that names no action of the task is a tool error. (Feedback level paper: only
+        success, the state and goal_reached, whatever went wrong.)"""
         entry = entry_of(session_id)
         view = View(entry, opts)
 
@@ -357,7 +360,7 @@ def build_server(
             if entry.attempts_left <= 0:
                 raise ToolFailure(STEP_LIMIT, f"session used all {entry.max_steps} of its execute attempts")
             r = entry.session.execute(action)
-            if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES:
+            if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES and not view.paper:
                 entry.failed_attempts += 1
                 raise reference_failure(r.failure, entry.session.lifted)
             if r.success:
@@ -371,13 +374,13 @@ def build_server(
                 goal_reached=r.goal_reached,
                 added=list(r.added) or None,
                 deleted=list(r.deleted) or None,
-                state=view.maybe_state(include_state) if r.success else None,
+                state=view.maybe_state(include_state) if r.success or view.paper else None,
                 failure=view.failure(r.failure) if r.failure else None,
                 feedback=view.feedback(r.feedback, added=r.added, deleted=r.deleted),
                 attempts_left=entry.attempts_left,
             )
 
-        return _reply(await store.run(entry, work))
+        return _reply(for_level(entry.session.feedback_level, await store.run(entry, work)))
 
     @_tool(server, READ_ONLY)
     async def explain_action(session_id: SessionId, action: ActionText) -> Annotated[CallToolResult, m.ExplainOutcome]:
@@ -418,7 +421,7 @@ def build_server(
                 counters=entry.counters(),
             )
 
-        return _reply(await store.run(entry, work))
+        return _reply(for_level(entry.session.feedback_level, await store.run(entry, work)))
 
     @_tool(server, _writes(destructive=False, idempotent=False))
     async def undo_last_action(
@@ -472,7 +475,7 @@ def build_server(
                 counters=entry.counters(),
             )
 
-        return _reply(await store.run(entry, work))
+        return _reply(for_level(entry.session.feedback_level, await store.run(entry, work)))
 
     @_tool(server, READ_ONLY)
     async def validate_complete_plan(
@@ -483,7 +486,7 @@ def build_server(
     ) -> Annotated[CallToolResult, m.ValidationView]:
         """Check a complete plan from the initial state without changing the session: every step must apply in turn
         and the goal must hold at the end. The verdict names the first failing step and its unsatisfied
-        preconditions, or the goal atoms left unsatisfied."""
+        preconditions, or the goal atoms left unsatisfied (feedback level paper: only whether it is valid)."""
         entry = entry_of(session_id)
         view = View(entry, opts)
         steps = _plan_steps(opts, plan)
@@ -495,7 +498,8 @@ def build_server(
         report = await anyio.to_thread.run_sync(entry.session.validate, given)
         unsatisfied, more = view.goal_list(report.unsatisfied_goals)
         f = report.failure
-        return _reply(
+        return _reply(for_level(
+            entry.session.feedback_level,
             m.ValidationView(
                 valid=report.valid,
                 plan_source="history" if steps is None else "given",
@@ -511,7 +515,7 @@ def build_server(
                 ) if f else None,
                 summary=_verdict(report),
             )
-        )
+        ))
 
     # ------------------------------------------------------------------ session management
 
@@ -559,13 +563,15 @@ def build_server(
         return _reply(m.BundledTasks(tasks=bundled_tasks(), domains=bundled_domains(),
                                      next=f"initialise_session(task='{DEFAULT_TASK}')"))
 
-    _add_bundled_resources(server)
+    if opts.allowed_files is None:  # a server limited to a task's files serves no other file as a resource
+        _add_bundled_resources(server)
     return server
 
 
 def _page_size(opts: ServerOptions, entry: SessionEntry, limit: int | None) -> int:
     if limit is None:
-        return opts.max_page_size if entry.rendering == "plain" else opts.page_size
+        everything = entry.rendering == "plain" or entry.session.feedback_level == FeedbackLevel.PAPER
+        return opts.max_page_size if everything else opts.page_size
     return min(limit, opts.max_page_size)
 
 

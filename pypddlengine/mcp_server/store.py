@@ -7,6 +7,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import TypeVar
 
 import anyio
@@ -49,11 +50,17 @@ class ServerOptions:
     max_concurrent_initialise: int = 2
     """Groundings running at once (they are CPU-bound)."""
     feedback: str = "plain"
-    """Default feedback level: plain (the paper's), progress, heuristic or full."""
+    """Default feedback level: paper (exactly the paper's signals), plain, progress, heuristic or full."""
     rendering: m.Rendering = "compact"
     """Default rendering: compact (grouped, static facts once, paginated) or plain."""
     allow_files: bool = True
     """Whether ``initialise_session`` may read file paths (off for HTTP by default)."""
+    allowed_files: tuple[str, ...] | None = None
+    """When set, the only files ``initialise_session`` reads (exact resolved
+    paths; a bare file name stands for the one allowed file of that name), and
+    no bundled task either: any other path or name is ``FILE_ACCESS_DENIED``,
+    refused before anything is read. Set by the experiment harness for each
+    run (the run's own domain and problem); overrides ``allow_files``."""
     reveal_session_ids: bool = True
     """Whether ``list_sessions`` shows whole ids (off for HTTP by default)."""
 
@@ -63,6 +70,9 @@ class ServerOptions:
             if isinstance(value, int | float) and not isinstance(value, bool) and not value > 0:
                 raise ValueError(f"{f.name} must be positive, not {value!r}")
         FeedbackLevel.parse(self.feedback)
+        if self.allowed_files is not None:
+            resolved = tuple(dict.fromkeys(str(Path(p).expanduser().resolve()) for p in self.allowed_files))
+            object.__setattr__(self, "allowed_files", resolved)
         if self.rendering not in ("compact", "plain"):
             raise ValueError(f"rendering must be 'compact' or 'plain', not {self.rendering!r}")
         if self.page_size > self.max_page_size:

@@ -4,12 +4,15 @@ records (no planner), and the command end to end on a few IPC tasks."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from corpus import CORPUS
 from fd_helpers import requires_fd
+from paper_shaped import FD_FAILED, TABLE_I, fd_records
 from pypddlengine.baselines.reference import (
     LAMA,
     SEQ,
@@ -20,8 +23,7 @@ from pypddlengine.baselines.reference import (
 )
 from pypddlengine.baselines.tasks import TaskRef
 
-HERE = Path(__file__).resolve()
-IPC = HERE.parents[3] / "shared" / "benchmarks" / "potassco-pddl-instances" / "ipc2000-blocks-strips-typed"
+IPC = CORPUS / "potassco-pddl-instances" / "ipc2000-blocks-strips-typed"
 
 
 def _tasks(n: int) -> list[TaskRef]:
@@ -45,6 +47,7 @@ def test_order_blocks_and_tables() -> None:
         records[(SEQ, t.instance_id)] = _rec(SEQ, "solved", lama_len - 2)
     records[(SEQ, "instance-23")] = _rec(SEQ, "timeout")
     records[(LAMA, "instance-1")] = _rec(LAMA, "timeout")  # unsolved by lama-first: last
+    assert [t.task.instance_id for t in difficulty_order(tasks, records)] == [t.instance_id for t in tasks]
     order = difficulty_order(tasks, records, "lama")
     ids = [t.task.instance_id for t in order]
     assert ids[0] == "instance-23" and ids[-1] == "instance-1"
@@ -94,10 +97,65 @@ def test_reference_command_on_a_handful_of_tasks(tmp_path: Path) -> None:
     lines = out.read_text().splitlines()
     assert len(lines) == 8
     difficulty = json.loads((out.parent / "difficulty.json").read_text())
-    assert difficulty["rule"] == "lama" and len(difficulty["order"]) == 4
-    lengths = [e["lama_first_length"] for e in difficulty["order"]]
-    assert lengths == sorted(lengths)
-    again = CliRunner().invoke(reference, [*args, "--report-only", "--json"])
+    assert difficulty["rule"] == "benchmark" and len(difficulty["order"]) == 4
+    assert [e["instance_id"] for e in difficulty["order"]] == [f"instance-{i}" for i in range(1, 5)]
+    written = (out.parent / "difficulty.json").read_text()
+    again = CliRunner().invoke(reference, [str(IPC), "-o", str(out), "--report-only", "--json"])
     assert again.exit_code == 0
     tables = json.loads(again.stdout)
+    assert (tables["tasks"], tables["benchmark_tasks"]) == (4, 102)
     assert tables["table2"][0]["solved"] == 4 and tables["table1"][0]["both_solved"] == 4
+    lama = CliRunner().invoke(reference, [str(IPC), "-o", str(out), "--report-only", "--order", "lama"])
+    assert "Ordering rule (lama)" in lama.stdout
+    assert (out.parent / "difficulty.json").read_text() == written  # report-only writes nothing
+
+
+def _paper_tasks() -> tuple[list[TaskRef], dict[tuple[str, str], dict[str, Any]]]:
+    tasks = _tasks(102)
+    return tasks, {(r["method"], r["instance_id"]): r for r in fd_records()}
+
+
+def test_records_shaped_like_the_papers_give_its_table_i_in_benchmark_order() -> None:
+    """87 solved by both configurations, the failures from instance-72 on:
+    the paper's Table I (counts 10, 10, 10, 10, 10, 10, 10, 7, 7, 3, 0 and
+    its means) comes out in benchmark order, and not in lama order."""
+    tasks, records = _paper_tasks()
+    rows = block_rows(difficulty_order(tasks, records))
+    assert [r["both_solved"] for r in rows] == [10, 10, 10, 10, 10, 10, 10, 7, 7, 3, 0]
+    assert [row[1] for row in TABLE_I] == [10, 10, 10, 10, 10, 10, 10, 7, 7, 3, 0]
+    for row, (block, n, lama, seq, diff) in zip(rows, TABLE_I, strict=True):
+        assert row["block"] == block.replace("–", "-") and row["both_solved"] == n
+        shown = [None if v is None else round(v, 1) for v in (row["lama_mean"], row["seq_mean"], row["difference"])]
+        assert shown == [lama, seq, diff], block
+    table2 = {r["method"]: r for r in outcome_rows(difficulty_order(tasks, records))}
+    assert (table2[LAMA]["solved"], table2[LAMA]["timeout"], table2[SEQ]["solved"]) == (87, 15, 87)
+    text = format_report(difficulty_order(tasks, records), "benchmark", time_limit=180)
+    assert "first unsolved at position 71 (instance-72)" in text
+    # the order the issue rules out: lama-first length, unsolved last (10, 7, 0, 0 in the last four blocks)
+    lama_rows = block_rows(difficulty_order(tasks, records, "lama"))
+    assert [r["both_solved"] for r in lama_rows][-4:] == [10, 7, 0, 0]
+    assert min(FD_FAILED) == 72
+
+
+def test_report_only_reports_exactly_the_tasks_with_records(tmp_path: Path) -> None:
+    """A 5-task run, then --report-only on the 102-task folder: 5 tasks, no
+    '97 missing', no 'first unsolved' beside 'none', no file written."""
+    from pypddlengine.baselines.cli import reference
+
+    folder = tmp_path / "bw"
+    folder.mkdir()
+    (folder / "domain.pddl").write_text("(define (domain d))")
+    for i in range(1, 103):
+        (folder / f"instance-{i}.pddl").write_text("(define (problem p) (:domain d))")
+    out = tmp_path / "ref" / "runs.jsonl"
+    out.parent.mkdir()
+    five = [r for r in fd_records() if int(r["instance_id"].split("-")[1]) <= 5]
+    out.write_text("".join(json.dumps(r) + "\n" for r in five))
+    result = CliRunner().invoke(reference, [str(folder), "--report-only", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Tasks: 5 of the benchmark's 102 tasks have records" in result.stdout
+    assert "97" not in result.stdout.replace("0-5", "")
+    assert "Unsolved tasks (position" in result.stdout and "  none" in result.stdout
+    assert "first unsolved at position none" in result.stdout
+    assert re.search(r"FD lama-first +5 \(100.0%\) +0 +0 +0 +0$", result.stdout, re.M)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["runs.jsonl"]  # difficulty.json not written

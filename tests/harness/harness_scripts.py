@@ -95,18 +95,27 @@ END = "end"
 class AgentScript(_Script):
     """Behaviours: ``oracle`` (initialise, execute the lama-first plan one
     action per turn, validate it), ``history`` (validate without a plan:
-    the session's history), ``malformed`` (one call with broken JSON
-    arguments and one with an unknown tool, then the oracle),
-    ``illegal_then_reset`` (an inapplicable action, a reset, then the
-    oracle), ``early_exit`` (gives up in prose after initialising),
-    ``endless`` (queries the state forever), ``wrong_problem`` (opens a
-    session on another problem and validates a plan for it)."""
+    the session's history), ``one_line`` / ``val_format`` (validate the plan
+    as one line of text / in VAL's ``N: (action) [1]`` format),
+    ``malformed`` (one call with broken JSON arguments and one with an
+    unknown tool, then the oracle), ``illegal_then_reset`` (an inapplicable
+    action, a reset, then the oracle), ``early_exit`` (gives up in prose,
+    saying the task cannot be solved, after initialising), ``stopped``
+    (stops after initialising, saying nothing of the kind),
+    ``goal_unvalidated`` (executes the plan, says it is done, never
+    validates), ``invalid_then_stop`` (validates a wrong plan, is told it is
+    invalid, stops), ``endless`` (queries the state forever),
+    ``wrong_problem`` (opens a session on another problem's PDDL text and
+    validates a plan for it), ``peek`` (tries to open the lama-first plan
+    file of its task as the problem, then plays the oracle)."""
 
     def instance(self, request: FakeRequest) -> tuple[str, str, str]:
+        """The task's name and the domain and problem as the prompt names
+        them (file names, which the server resolves to the task's files)."""
         m = re.search(r"Problem \(file (.+?)\)", request.user_text())
         d = re.search(r"Domain \(file (.+?)\)", request.user_text())
         if not m or not d:
-            raise LookupError("no problem path in the prompt")
+            raise LookupError("no problem file in the prompt")
         return Path(m.group(1)).stem, d.group(1), m.group(1)
 
     def sequence(self, name: str, domain: str, problem: str, sid: str | None) -> list[Any]:
@@ -127,14 +136,29 @@ class AgentScript(_Script):
             first = plan[0][1:-1].split()[1]
             illegal = ("execute_single_action", {"session_id": sid, "action": f"(put-down {first})"})
             return [init, illegal, ("reset_to_initial_state", {"session_id": sid}), *execs, validate, done]
+        if kind == "one_line":
+            return [init, *execs, ("validate_complete_plan", {"session_id": sid, "plan": " ".join(plan)}), done]
+        if kind == "val_format":
+            text = "\n".join(f"{i}: {a} [1]" for i, a in enumerate(plan)) + f"\n; cost = {len(plan)} (unit cost)"
+            return [init, *execs, ("validate_complete_plan", {"session_id": sid, "plan": text}), done]
         if kind == "early_exit":
             return [init, (END, "After looking at the state, I believe this problem cannot be solved.")]
+        if kind == "stopped":
+            return [init, (END, "Let me look at the blocks first.")]
+        if kind == "goal_unvalidated":
+            return [init, *execs, (END, "All blocks are where they belong; done.")]
+        if kind == "invalid_then_stop":
+            return [init, ("validate_complete_plan", {"session_id": sid, "plan": plan[1:]}),
+                    (END, "My plan was rejected and I have run out of ideas.")]
+        if kind == "peek":
+            secret = str(self.blocks / "plans-lama-first" / f"{name}.plan")
+            return [("initialise_session", {"domain": domain, "problem": secret}), init, *execs, validate, done]
         if kind == "endless":
             return [init] + [("query_current_state", {"session_id": sid})] * 100_000
         if kind == "wrong_problem":
             other = "instance-1" if name != "instance-1" else "instance-2"
             other_plan = lama_plan(self.blocks, other)
-            wrong = ("initialise_session", {"domain": domain, "problem": str(Path(problem).with_name(other + ".pddl"))})
+            wrong = ("initialise_session", {"domain": domain, "problem": (self.blocks / f"{other}.pddl").read_text()})
             return [wrong, ("validate_complete_plan", {"session_id": sid, "plan": other_plan}),
                     (END, "The plan is valid, I am done.")]
         raise ValueError(kind)
@@ -145,12 +169,12 @@ class AgentScript(_Script):
         name, domain, problem = self.instance(request)
         results = request.tool_results()
         sid = None
-        if results:
-            text = results[0]["text"]
+        for result in results:  # the first session opened
             try:
-                sid = json.loads(text)["session_id"]
-            except (ValueError, KeyError):
-                sid = None
+                sid = json.loads(result["text"])["session_id"]
+                break
+            except (ValueError, KeyError, TypeError):
+                continue
         step = self.sequence(name, domain, problem, sid)[len(results)]
         usage = usage_for(len(results))
         if step[0] == END:
@@ -192,3 +216,17 @@ def run_with_fake_server(
     with FakeModelServer(script) as server:
         records = anyio.run(main, server)
     return records, server
+
+
+def write_records(folder: Path, records: list[dict[str, Any]]) -> Path:
+    """A results folder holding ``records`` as its ``runs.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+def csv_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open() as fh:
+        return list(csv.DictReader(fh))

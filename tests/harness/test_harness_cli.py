@@ -91,3 +91,47 @@ def test_a_tool_the_server_does_not_list_is_refused(tmp_path: Path, blocks: Path
         str(blocks / "instance-1.pddl"), "--out", str(tmp_path / "x"), "--base-url", "http://127.0.0.1:9/v1",
         "--tools", "execute_single_action,teleport"])
     assert result.exit_code == 2 and "does not list the tool(s) teleport" in result.output
+
+
+def test_a_second_run_on_the_same_out_is_refused(tmp_path: Path, blocks: Path) -> None:
+    """Two `pypddl experiment run` on one --out: while the first (another
+    process, its model slow to answer) runs, the second is refused with a
+    clear message and exit code 2 and writes nothing; the first ends with
+    its one record."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    inner = DirectScript(blocks, {"instance-1": "oracle"})
+
+    def slow(request):  # type: ignore[no-untyped-def]
+        reply = inner(request)
+        reply.delay_s = 4.0
+        return reply
+
+    out = tmp_path / "shared"
+    with FakeModelServer(slow) as server:
+        args = ["run", "--method", "direct", "--provider", "openai", "--model", "scripted", "--tasks",
+                str(blocks / "instance-1.pddl"), "--budget", "60", "--out", str(out), "--base-url",
+                server.openai_base_url]
+        env = {**os.environ, "OPENAI_API_KEY": "test-key-not-real"}
+        first = subprocess.Popen([sys.executable, "-m", "pypddlengine.cli", "experiment", *args], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not server.requests and first.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)  # the first holds the lock once its model call is under way
+            assert server.requests, first.communicate()
+            manifest = (out / "manifest.json").read_text()
+            second = CliRunner().invoke(experiment, args)
+            assert second.exit_code == 2
+            assert "in use by another 'pypddl experiment run'" in second.output and "another --out" in second.output
+            assert (out / "manifest.json").read_text() == manifest and len(server.requests) == 1
+            stdout, stderr = first.communicate(timeout=60)
+        finally:
+            if first.poll() is None:
+                first.kill()
+    assert first.returncode == 0, stderr
+    records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [(r["instance_id"], r["outcome"]) for r in records] == [("instance-1", "solved")]

@@ -32,8 +32,8 @@ TASKS = [f"instance-{i}" for i in range(1, 11)]
 DIRECT = dict(zip(TASKS, ["oracle", "prose", "second", "oracle", "rate_limit", "never", "oracle", "garbage",
                           "oracle", "second"], strict=True))
 AGENTIC = dict(zip(TASKS, ["oracle", "malformed", "illegal_then_reset", "history", "early_exit", "endless",
-                           "oracle", "wrong_problem", "oracle", "oracle"], strict=True))
-PINNED = {"initialise_session": {"feedback": "plain", "rendering": "plain"}}
+                           "one_line", "wrong_problem", "val_format", "peek"], strict=True))
+PINNED = {"initialise_session": {"feedback": "paper", "rendering": "plain"}}  # the harness's defaults
 STEP_S = 5.0  # each model call "takes" 5 s on the fake clock: 36 calls fill a 180 s budget
 
 
@@ -47,8 +47,6 @@ def _run(method: str, provider_name: str, blocks: Path, out: Path) -> tuple[list
     config = ExperimentConfig(
         method, CallParams("scripted-model", 0.2 if method == "direct" else None, 4096),
         experiment_id=f"e2e-{method}", budget_s=180.0, concurrency=1,
-        toolbox=ToolboxSettings(pinned=PINNED) if method == "agentic" else None,
-        feedback="plain" if method == "agentic" else None, rendering="plain" if method == "agentic" else None,
     )
     return run_with_fake_server(script, provider_name, config, tasks, out, clock=clock)
 
@@ -128,7 +126,7 @@ def test_agentic_outcomes(experiment_dirs: dict[str, Any]) -> None:
     assert got == {
         "instance-1": ("solved", "validated"), "instance-2": ("solved", "validated"),
         "instance-3": ("solved", "validated"), "instance-4": ("solved", "validated"),
-        "instance-5": ("early_exit", "model_end_turn"), "instance-6": ("timeout", "budget_exhausted"),
+        "instance-5": ("early_exit", "declared_unsolvable"), "instance-6": ("timeout", "budget_exhausted"),
         "instance-7": ("solved", "validated"), "instance-8": ("early_exit", "invalid_final"),
         "instance-9": ("solved", "validated"), "instance-10": ("solved", "validated"),
     }
@@ -141,6 +139,8 @@ def test_agentic_outcomes(experiment_dirs: dict[str, Any]) -> None:
     endless = by_id["instance-6"]["agent"]
     assert endless["turns"] == 36 and endless["tool_calls"] == 35  # the 36th call ends at the deadline
     assert by_id["instance-1"]["agent"]["turns"] == len(by_id["instance-1"]["plan"]) + 2
+    # the plan file of its own task is refused to the agent, which then solves the task as usual
+    assert by_id["instance-10"]["agent"]["error_codes"] == {"FILE_ACCESS_DENIED": 1}
 
 
 def test_agentic_requests_use_the_listed_tools_one_call_at_a_time(experiment_dirs: dict[str, Any]) -> None:
@@ -170,7 +170,12 @@ def test_the_pinned_feedback_reaches_the_server(experiment_dirs: dict[str, Any])
     trace = experiment_dirs["root"] / "agentic" / "traces" / "agentic" / "instance-1" / "r0.jsonl"
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     init = next(e for e in events if e["type"] == "tool_result" and e["name"] == "initialise_session")
-    assert init["structured"]["feedback_level"] == "plain" and init["structured"]["rendering"] == "plain"
+    assert init["structured"]["feedback_level"] == "paper" and init["structured"]["rendering"] == "plain"
+    # the paper's signals and nothing else
+    step = next(e for e in events if e["type"] == "tool_result" and e["name"] == "execute_single_action")
+    assert set(step["structured"]) == {"success", "state", "goal_reached"}
+    verdict = next(e for e in events if e["type"] == "tool_result" and e["name"] == "validate_complete_plan")
+    assert verdict["structured"] == {"valid": True}
 
 
 # ----------------------------------------------------------------------------- traces and manifest
@@ -194,7 +199,8 @@ def test_usage_in_records_is_the_sum_over_the_trace(experiment_dirs: dict[str, A
 def test_manifest(experiment_dirs: dict[str, Any]) -> None:
     manifest = json.loads((experiment_dirs["root"] / "agentic" / "manifest.json").read_text())
     assert manifest["schema"] == "pypddl.manifest/1"
-    assert manifest["config"]["prompts"]["version"] == "agentic-v1" and len(manifest["config"]["prompts"]["sha256"]) == 64
+    assert manifest["config"]["prompts"]["version"] == "agentic-v2" and len(manifest["config"]["prompts"]["sha256"]) == 64
+    assert manifest["config"]["feedback"] == "paper" and manifest["config"]["rendering"] == "plain"
     assert manifest["config"]["tools"]["shown"] == list(PAPER_TOOLS)
     assert manifest["config"]["tools"]["pinned"] == PINNED
     assert {"anthropic", "openai", "mcp"} <= set(manifest["versions"]["sdk"])
@@ -216,10 +222,12 @@ def test_replaying_each_trace_reproduces_its_record(experiment_dirs: dict[str, A
 
 
 def _all_records(root: Path) -> dict[str, list[dict[str, Any]]]:
+    """The counted records per method: contaminated runs are left out."""
     out: dict[str, list[dict[str, Any]]] = {}
     for d in ("fd", "direct", "agentic"):
         for r in _records(root / d / "runs.jsonl"):
-            out.setdefault(r["method"], []).append(r)
+            if not r.get("contaminated"):
+                out.setdefault(r["method"], []).append(r)
     return out
 
 
@@ -235,30 +243,49 @@ def test_report_table2_recomputed(experiment_dirs: dict[str, Any]) -> None:
         row = rows[LABELS[method]]
         solved = sum(r["outcome"] == "solved" for r in recs)
         ci = binomtest(solved, len(recs)).proportion_ci(method="wilson")
-        assert int(row["n"]) == len(recs) == 10
+        assert int(row["n"]) == len(recs) == (9 if method == "direct" else 10)  # direct's instance-5: excluded
         assert int(row["solved"]) == solved
         assert int(row["timeout"]) == sum(r["outcome"] == "timeout" for r in recs)
         assert int(row["early_exit"]) == sum(r["outcome"] == "early_exit" for r in recs)
         assert float(row["ci_low"]) == pytest.approx(ci.low, abs=1e-6)
         assert float(row["ci_high"]) == pytest.approx(ci.high, abs=1e-6)
     assert (rows["Direct LLM"]["solved"], rows["Agentic LLM"]["solved"], rows["Agentic LLM"]["early_exit"]) == \
-        ("8", "7", "2")
+        ("7", "7", "2")
+    assert json.loads(rows["Agentic LLM"]["early_exit_kinds"]) == {"declared_unsolvable": 1, "invalid_final": 1}
+    assert rows["Direct LLM"]["excluded"] == "1"
     md = (root / "report" / "report.md").read_text()
-    assert "| Agentic LLM | 10 | 7 (70.0 %) |" in md and "| Direct LLM | 10 | 8 (80.0 %) |" in md
+    assert "| Agentic LLM | 10 | 7 (70.0 %) |" in md and "| Direct LLM | 9 | 7 (77.8 %) |" in md
+    assert "declared unsolvable 1, invalid final 1" in md
+    # the rate-limited direct run is listed, not counted, with the way to redo it
+    excluded = _csv(root / "report" / "excluded.csv")
+    assert [(x["approach"], x["instance_id"], x["errors"]) for x in excluded] == [("Direct LLM", "instance-5",
+                                                                                   "rate_limit")]
+    assert "--rerun-contaminated" in md
 
 
 def test_report_difficulty_order_recomputed(experiment_dirs: dict[str, Any]) -> None:
+    """The benchmark order by default (the paper's); by lama-first plan
+    length with --order lama, its own rule printed."""
     root = experiment_dirs["root"]
+    difficulty = json.loads((root / "report" / "difficulty.json").read_text())
+    assert [e["instance_id"] for e in difficulty["order"]] == TASKS and difficulty["rule"] == "benchmark"
+    assert [row["instance_id"] for row in _csv(root / "report" / "per_instance.csv")] == TASKS
+    assert "benchmark order" in experiment_dirs["cli_output"].splitlines()[0]
+
     lama = {r["instance_id"]: r["plan_length"] for r in _records(root / "fd" / "runs.jsonl")
             if r["method"] == "fd-lama-first" and r["outcome"] == "solved"}
     number = {k: int(k.split("-")[1]) for k in TASKS}
     expected = sorted(lama, key=lambda k: (lama[k], number[k])) + [k for k in TASKS if k not in lama]
-    difficulty = json.loads((root / "report" / "difficulty.json").read_text())
-    assert [e["instance_id"] for e in difficulty["order"]] == expected
+    result = CliRunner().invoke(experiment, ["report", str(root / "fd"), str(root / "direct"), str(root / "agentic"),
+                                             "--order", "lama", "--out", str(root / "report-lama")])
+    assert result.exit_code == 0, result.output
+    difficulty = json.loads((root / "report-lama" / "difficulty.json").read_text())
+    assert [e["instance_id"] for e in difficulty["order"]] == expected and difficulty["rule"] == "lama"
     assert expected[:4] == ["instance-1", "instance-3", "instance-2", "instance-5"]  # ties in benchmark order
-    per_instance = _csv(root / "report" / "per_instance.csv")
+    per_instance = _csv(root / "report-lama" / "per_instance.csv")
     assert [row["instance_id"] for row in per_instance] == expected
     assert {row["block"] for row in per_instance} == {"0–10"}
+    assert "lama-first plan length" in (root / "report-lama" / "report.md").read_text()
 
 
 def test_report_table3_recomputed(experiment_dirs: dict[str, Any]) -> None:
@@ -303,13 +330,17 @@ def test_report_mcnemar_recomputed(experiment_dirs: dict[str, Any]) -> None:
     assert len(rows) == 6  # every pair of the four approaches
     label_to_method = {v: k for k, v in LABELS.items()}
     for row in rows:
-        a, b = solved[label_to_method[row["a"]]], solved[label_to_method[row["b"]]]
+        ma, mb = label_to_method[row["a"]], label_to_method[row["b"]]
+        common = {r["instance_id"] for r in recs[ma]} & {r["instance_id"] for r in recs[mb]}
+        a, b = solved[ma] & common, solved[mb] & common
         only_a, only_b = len(a - b), len(b - a)
+        assert int(row["n"]) == len(common)
         assert (int(row["only_a"]), int(row["only_b"])) == (only_a, only_b)
         expected = 1.0 if only_a + only_b == 0 else binomtest(only_a, only_a + only_b, 0.5).pvalue
         assert float(row["p"]) == pytest.approx(expected)
     direct_vs_agentic = next(r for r in rows if {r["a"], r["b"]} == {"Direct LLM", "Agentic LLM"})
-    assert (direct_vs_agentic["only_a"], direct_vs_agentic["only_b"]) == ("1", "0")
+    # instance-5 (direct solved it after a rate limit, agentic exited early) is not compared: contaminated
+    assert (direct_vs_agentic["n"], direct_vs_agentic["only_a"], direct_vs_agentic["only_b"]) == ("9", "0", "0")
 
 
 def test_report_figure(experiment_dirs: dict[str, Any]) -> None:

@@ -40,8 +40,35 @@ async def test_overload_and_connection_errors_back_off_exponentially() -> None:
     assert clock.now - 1000.0 == pytest.approx(2.0 + 4.0)  # waits of 2 s and 4 s
     assert caller.retries == 2 and caller.contaminated  # overload contaminates; timing is not comparable
     assert (caller.usage.calls, caller.usage.failed_calls, caller.usage.unreported_calls) == (3, 1, 1)
-    assert caller.usage.total == 12
+    # the connection lost mid-call may have used tokens: the total is unknown, the known part 12
+    assert caller.usage.total is None and caller.usage.total_known == 12
+    assert caller.usage.to_dict()["total"] is None and caller.usage.to_dict()["total_known"] == 12
     assert [e["kind"] for e in caller.errors] == ["overloaded", "connection"]
+
+
+async def test_an_unreachable_endpoint_is_an_error_at_once() -> None:
+    """Connection refused (a wrong --base-url): no retry, no wait, an error."""
+    caller, clock = caller_for([ProviderError("unreachable", "refused"), Turn(text="never")])
+    with pytest.raises(FatalModelError) as info:
+        await caller([Msg("user", "x")], [])
+    assert info.value.error.kind == "unreachable" and caller.retries == 0 and clock.now == 1000.0
+    assert caller.usage.failed_calls == 1 and caller.usage.unreported_calls == 0 and caller.usage.total == 0
+
+
+async def test_a_connection_failing_until_the_deadline_is_an_error_not_a_timeout() -> None:
+    caller, clock = caller_for(lambda c, t, p: (_ for _ in ()).throw(ProviderError("connection", "reset")),
+                               budget=20.0)
+    with pytest.raises(FatalModelError) as info:
+        await caller([Msg("user", "x")], [])
+    assert info.value.error.kind == "connection"
+    assert clock.now - 1000.0 == pytest.approx(2.0 + 4.0 + 8.0)  # the next wait (16 s) would pass the deadline
+
+
+async def test_a_rate_limit_wait_past_the_deadline_is_a_rate_limited_timeout() -> None:
+    caller, clock = caller_for([ProviderError("rate_limit", "429", retry_after=60.0)], budget=30.0)
+    with pytest.raises(BudgetExhausted) as info:
+        await caller([Msg("user", "x")], [])
+    assert info.value.detail == "rate_limited" and caller.contaminated and clock.now == 1000.0
 
 
 async def test_retries_are_bounded() -> None:

@@ -5,13 +5,14 @@ matplotlib."""
 from __future__ import annotations
 
 import builtins
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from harness_scripts import csv_rows as rows
+from harness_scripts import write_records as write
 
 from pypddlengine.harness.cli import experiment
 from pypddlengine.harness.report import build_report, difficulty_order, load_approaches, write_report
@@ -25,25 +26,15 @@ def record(method: str, instance: str, outcome: str, length: int | None = None, 
             "problem_sha256": sha or f"sha-{instance}", "budget_s": 180.0}
 
 
-def write(folder: Path, records: list[dict[str, Any]]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    return folder
-
-
-def rows(path: Path) -> list[dict[str, str]]:
-    with path.open() as fh:
-        return list(csv.DictReader(fh))
-
-
 def test_difficulty_order_ties_and_unsolved() -> None:
-    keys = [f"instance-{i}" for i in (1, 2, 3, 4, 5, 10)]
+    keys = [f"instance-{i}" for i in (10, 1, 2, 3, 4, 5)]
     display = {k: k for k in keys}
     lama = {"instance-1": 10, "instance-2": 5, "instance-3": 5, "instance-10": 5, "instance-4": None}
-    assert difficulty_order(keys, display, lama) == [
+    assert difficulty_order(keys, display, lama) == [f"instance-{i}" for i in (1, 2, 3, 4, 5, 10)]  # benchmark
+    assert difficulty_order(keys, display, lama, rule="lama") == [
         "instance-2", "instance-3", "instance-10", "instance-1", "instance-4", "instance-5"]
     objects = {"instance-4": 30, "instance-5": 10}
-    assert difficulty_order(keys, display, lama, objects)[-2:] == ["instance-5", "instance-4"]
+    assert difficulty_order(keys, display, lama, objects, rule="lama")[-2:] == ["instance-5", "instance-4"]
 
 
 def paper_sized(tmp_path: Path) -> list[Path]:
@@ -157,3 +148,17 @@ def test_report_cli_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(experiment, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "no run records" in result.output
+
+
+def test_unknown_tokens_make_lower_bounds(tmp_path: Path) -> None:
+    """A run whose last call was cut at the deadline has unknown tokens: the
+    report counts what is known and marks the figures as lower bounds."""
+    cut = record("agentic", "instance-2", "timeout", tokens=500)
+    cut["usage"] = {**cut["usage"], "total": None, "total_known": 500, "unreported_calls": 1}
+    src = write(tmp_path / "a", [record("agentic", "instance-1", "solved", 3, tokens=1000), cut])
+    approaches, join = load_approaches([src])
+    rep = build_report(approaches, join=join)
+    (row,) = rep.tokens
+    assert row["tokens_per_run"] == 750 and row["lower_bound"] and row["runs_with_unknown_tokens"] == 1
+    md = write_report(rep, tmp_path / "out")["report"].read_text()
+    assert "| Agentic LLM | 2 | 1 | ≥ 750 |" in md
