@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .provider_base import Provider
+from .types import ProviderError
 
 __all__ = ["PROVIDERS", "Provider", "create_provider"]
 
@@ -28,6 +29,8 @@ def create_provider(
     **options: Any,
 ) -> Provider:
     key_env = api_key_env or DEFAULT_KEY_ENV.get(provider, "")
+    if provider in PROVIDERS:
+        _require_sdk(provider)
     if provider == "anthropic":
         from .provider_anthropic import AnthropicProvider
 
@@ -37,3 +40,16 @@ def create_provider(
 
         return OpenAIChatProvider(model, base_url=base_url, api_key_env=key_env, **options)
     raise ValueError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+
+
+def _require_sdk(provider: str) -> None:
+    """Refuse, with the install command, when the provider's SDK is missing
+    (both come with the ``llm`` extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec(provider) is None:
+        raise ProviderError(
+            "bad_request",
+            f"the {provider} SDK is not installed; install it with: pip install 'pypddlengine[llm]' "
+            f"(or pip install {provider})",
+        )

@@ -5,6 +5,7 @@ error classification."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,25 @@ async def test_requests_bypass_the_typed_create_methods(name: str, monkeypatch: 
         turn = await complete(server, name, CONVERSATION, TOOLS, CallParams("m", temperature=0.3))
         assert server.requests[0].body["temperature"] == 0.3
     assert turn.text == "hi"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_missing_sdk_is_a_clean_error_with_the_install_command(
+    provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the llm extra, ``experiment run`` says what to install and
+    exits 2 (it printed a raw ModuleNotFoundError traceback)."""
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from pypddlengine.harness.cli import experiment
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == provider else real(name, *a))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    r = CliRunner().invoke(experiment, ["run", "--method", "direct", "--provider", provider, "--model", "m",
+                                        "--tasks", "blocksworld", "--budget", "5", "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert "pypddlengine[llm]" in r.output and "Traceback" not in r.output
