@@ -16,12 +16,14 @@
   + 1 s of CPU time).
 
 Workers are threads: each one waits on a planner subprocess, so the GIL is
-not a bottleneck (validation of the plans is the only Python work).
+not a bottleneck (validation of the plans is the only Python work). With
+``executor=ExecutorOptions("ray")`` each run is a Ray task instead
+(:mod:`pypddlengine.executors`); either way a run's record is built where
+the run ran (:mod:`.executor`) and written here, by the one writer.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import os
 import signal
@@ -34,9 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from pypddlengine.executors import ExecutorOptions, RunLost, make_executor
+
+from .executor import PLANNER_CPUS, JobSubmitter
 from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, fd_driver, run_fd
-from .outcomes import Outcome
-from .records import RecordWriter, environment, make_record, read_records, record_key, utc_now
+from .records import RecordWriter, read_records, record_key, utc_now
 from .tasks import TaskRef
 from .val import val_validate
 
@@ -94,16 +98,23 @@ class BatchSummary:
     repaired_bytes: int = 0
     load_before: tuple[float, float, float] | None = None
     load_after: tuple[float, float, float] | None = None
+    executor: str = "local"
+    lost: int = 0  # runs whose worker died on every attempt (Ray): not recorded
+    resubmitted: int = 0  # runs submitted again after their worker died (Ray)
 
     def line(self) -> str:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())) or "none"
         state = "INTERRUPTED (re-run the same command to resume)" if self.interrupted else "done"
+        if self.lost and not self.interrupted:
+            state = f"INCOMPLETE ({self.lost} run(s) lost with their workers; re-run the same command to retry)"
         load = ""
         if self.load_before and self.load_after:
             load = f"; load avg {self.load_before[0]:.2f} -> {self.load_after[0]:.2f}"
+        where = f" on {self.executor}" if self.executor != "local" else ""
+        again = f", {self.resubmitted} submitted again after a worker died" if self.resubmitted else ""
         return (
             f"batch {state}: {self.written} run(s) recorded now, {self.skipped} already recorded, "
-            f"{self.total} in all; outcomes of new runs: {counts}; {self.workers} worker(s); "
+            f"{self.total} in all; outcomes of new runs: {counts}; {self.workers} worker(s){where}{again}; "
             f"wall {self.wall_s:.1f}s{load}; records: {self.out}"
         )
 
@@ -242,14 +253,16 @@ def run_batch(
     progress: bool = True,
     stream: TextIO | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    executor: ExecutorOptions | None = None,
 ) -> BatchSummary:
     """Run every (configuration, task, replicate) not yet recorded in
     ``out`` and append one record each. Returns a summary; on Ctrl-C the
-    summary says ``interrupted`` (no exception)."""
-    fd_driver()  # fail before starting anything when Fast Downward is missing
+    summary says ``interrupted`` (no exception). ``executor``: where the runs
+    execute (:mod:`pypddlengine.executors`; default: threads of this process)."""
+    if executor is None or not executor.remote:
+        fd_driver()  # fail before starting anything when Fast Downward is missing (Ray: on the workers)
     out = Path(out)
-    workers = workers or default_workers()
-    summary = BatchSummary(out=out, workers=workers)
+    summary = BatchSummary(out=out)
     started = time.monotonic()
     summary.load_before = os.getloadavg()
     with RecordWriter(out) as writer:
@@ -259,39 +272,32 @@ def run_batch(
         done = {record_key(r) for r in existing}
         todo, summary.skipped = plan_jobs(tasks, configs, replicates, done)
         summary.total = len(todo) + summary.skipped
-        env = environment()
         bar = Progress(summary.total, summary.skipped, stream=stream, enabled=progress)
-        cancel = threading.Event()
         pending = iter(todo)
-        running: dict[cf.Future[Any], Job] = {}
-        pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fd")
+        runner = make_executor(executor, slots=workers, cpus_per_run=PLANNER_CPUS, default_slots=default_workers)
+        summary.workers, summary.executor = runner.slots, runner.name
+        submit = JobSubmitter(runner, _run_job, experiment_id=experiment_id, keep_dir=keep_dir,
+                              time_limit=time_limit, memory_mb=memory_mb, crosscheck=crosscheck)
 
         def fill() -> None:
-            while len(running) < workers and not cancel.is_set():
+            while runner.has_room():
                 job = next(pending, None)
                 if job is None:
                     return
-                fut = pool.submit(
-                    _run_job, job, time_limit=time_limit, memory_mb=memory_mb,
-                    keep_dir=Path(keep_dir) if keep_dir else None, crosscheck=crosscheck, cancel=cancel,
-                )
-                running[fut] = job
+                submit(job)
 
         try:
             with _sigterm_as_interrupt():
                 fill()
-                while running:
-                    finished, _ = cf.wait(running, timeout=1.0, return_when=cf.FIRST_COMPLETED)
-                    for fut in finished:
-                        job = running.pop(fut)
-                        result, started_at, cross, extra = fut.result()
-                        if result.outcome is Outcome.INTERRUPTED:
+                while runner.in_flight:
+                    for finished in runner.wait(timeout=1.0):
+                        job: Job = finished.key  # type: ignore[assignment]
+                        if isinstance(finished.error, RunLost):  # its worker died on every attempt
+                            summary.lost += 1
                             continue
-                        extra["workers"] = workers
-                        record = make_record(
-                            result, job.task, replicate=job.replicate, started_at=started_at, env=env,
-                            experiment_id=experiment_id, crosscheck=cross, extra=extra,
-                        )
+                        record = finished.result()  # the record, made on the worker; None: stopped
+                        if record is None:
+                            continue
                         writer.write(record)
                         summary.written += 1
                         summary.outcomes[record["planner"]["outcome"]] += 1
@@ -303,8 +309,9 @@ def run_batch(
         except KeyboardInterrupt:
             summary.interrupted = True
         finally:
-            cancel.set()  # running planners are killed by their workers
-            pool.shutdown(wait=True, cancel_futures=True)
+            runner.cancel()  # running planners are killed by their workers
+            runner.close()
+            summary.resubmitted = runner.resubmitted
             bar.close()
     summary.wall_s = time.monotonic() - started
     summary.load_after = os.getloadavg()

@@ -4,8 +4,9 @@ Registered lazily by :mod:`pypddlengine.cli`; each is a thin click layer over
 the modules of this package and :mod:`pypddlengine.generators`.
 
 Exit codes (all four commands): 0 success; 1 the planner returned no valid
-plan (``solve``) or a generated task could not be proved unsolvable
-(``generate unsolvable``); 2 bad input or options (unreadable or malformed
+plan (``solve``), a generated task could not be proved unsolvable
+(``generate unsolvable``) or runs were lost with their Ray workers
+(``batch`` and ``reference`` with ``--executor ray``); 2 bad input or options (unreadable or malformed
 PDDL, unknown planner, Fast Downward not installed, an output file made with
 other limits); 130 interrupted (Ctrl-C; ``batch`` and ``reference`` resume
 when run again).
@@ -19,7 +20,10 @@ from typing import Any
 
 import click
 
+from pypddlengine.executors import executor_options, options_from_cli
+
 OK, NO_PLAN, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
+LOST = 1  # batch and reference: runs lost with their Ray workers, not recorded
 
 _EXIT_CODES = "Exit codes: 0 success; 1 {one}; 2 bad input or options; 130 interrupted."
 
@@ -181,13 +185,15 @@ def _task_list(directory: str | None, bundled: bool, select: str | None, limit: 
 
 
 def _run_batch(tasks: list[Any], configs: list[Any], out: str, **kwargs: Any) -> Any:
+    from pypddlengine.executors import ExecutorUnavailable
+
     from .batch import IncompatibleRecords, run_batch
     from .fd import PlannerUnavailable
     from .records import RecordsLocked
 
     try:
         summary = run_batch(tasks, configs, out, **kwargs)
-    except (PlannerUnavailable, RecordsLocked, IncompatibleRecords) as err:
+    except (PlannerUnavailable, RecordsLocked, IncompatibleRecords, ExecutorUnavailable) as err:
         _fail(str(err))
     click.echo(summary.line(), err=True)
     return summary
@@ -225,10 +231,12 @@ def _with(options: list[Any]) -> Any:
               help="Runs per task and configuration.")
 @click.option("--experiment-id", help="Stored in every record as experiment_id.")
 @_with(_select_options)
+@executor_options(llm=False)
 def batch(
     tasks: str | None, planners: tuple[str, ...], time_limit: float, memory_limit: int, out: str, replicates: int,
     experiment_id: str | None, bundled: bool, select: str | None, limit: int | None, workers: int | None,
-    keep_dir: str | None, crosscheck: bool, quiet: bool,
+    keep_dir: str | None, crosscheck: bool, quiet: bool, executor: str | None, ray_address: str | None,
+    ray_cpus: float | None,
 ) -> None:
     """Run planners over a directory of tasks (or the bundled ones).
 
@@ -239,24 +247,32 @@ def batch(
     the same command finishes the batch with every record present exactly
     once. Ctrl-C kills the running planners and records nothing half-done.
 
+    With --executor ray each run is one Ray task (on a private local Ray
+    instance, or on the cluster at --ray-address; -j caps the runs in flight
+    and sizes a local instance); the budget is measured on the worker, each
+    record names the host that ran it, and only this process writes --out.
+
     Exit codes: 0 the batch finished (whatever the planners' outcomes);
-    2 bad input or options (no tasks, unknown planner, --out holds runs made
-    with other limits, Fast Downward not installed); 130 interrupted (run the
-    same command again to resume).
+    1 runs were lost with their Ray workers and not recorded (run the same
+    command again to retry them); 2 bad input or options (no tasks, unknown
+    planner, --out holds runs made with other limits, Fast Downward or Ray
+    not installed); 130 interrupted (run the same command again to resume).
 
     \b
     Examples:
       pypddl batch path/to/ipc2000-blocks-strips-typed -p lama-first -t 180 -o results/bw/runs.jsonl
       pypddl batch --bundled -p lama-first -p seq-sat-lama-2011 -t 10 -j 2
+      pypddl batch path/to/tasks -p lama-first --executor ray --ray-address auto -o results/bw/runs.jsonl
     """
+    where = options_from_cli(executor, ray_address, ray_cpus)
     chosen = _task_list(tasks, bundled, select, limit)
     configs = _configs(planners)
     summary = _run_batch(
         chosen, configs, out, time_limit=time_limit, memory_mb=memory_limit, workers=workers,
         replicates=replicates, experiment_id=experiment_id, keep_dir=keep_dir, crosscheck=crosscheck,
-        progress=not quiet,
+        progress=not quiet, executor=where,
     )
-    sys.exit(INTERRUPTED if summary.interrupted else OK)
+    sys.exit(INTERRUPTED if summary.interrupted else LOST if summary.lost else OK)
 
 
 # ----------------------------------------------------------------------------- reference
@@ -283,9 +299,11 @@ def batch(
               help="Parallel planner runs [default: one per available core].")
 @click.option("--experiment-id", help="Stored in every new record as experiment_id.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@executor_options(llm=False)
 def reference(
     tasks: str, time_limit: float, memory_limit: int, out: str, order: str, report_only: bool, as_json: bool,
     select: str | None, limit: int | None, workers: int | None, experiment_id: str | None, quiet: bool,
+    executor: str | None, ray_address: str | None, ray_cpus: float | None,
 ) -> None:
     """The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks.
 
@@ -301,14 +319,18 @@ def reference(
     so the full protocol costs up to 102 x 180 s for it alone. --report-only
     reports the tasks that have records and writes nothing.
 
-    Exit codes: 0 tables printed; 2 bad input or options; 130 interrupted
-    (run again to resume).
+    --executor ray runs the protocol on Ray (see 'pypddl batch --help').
+
+    Exit codes: 0 tables printed; 1 tables printed, but runs were lost with
+    their Ray workers (run again to retry them); 2 bad input or options; 130
+    interrupted (run again to resume).
 
     \b
     Examples:
       pypddl reference path/to/ipc2000-blocks-strips-typed -t 180 -o results/reference/runs.jsonl
       pypddl reference path/to/ipc2000-blocks-strips-typed --report-only -o results/reference/runs.jsonl
       pypddl reference path/to/ipc2000-blocks-strips-typed -n 5 -t 5 -o /tmp/trial.jsonl
+      pypddl reference path/to/ipc2000-blocks-strips-typed --executor ray --ray-address auto -o runs.jsonl
     """
     import json
 
@@ -316,6 +338,7 @@ def reference(
     from .records import read_records
     from .reference import block_rows, difficulty_order, format_report, latest_records, outcome_rows, write_difficulty
 
+    where = options_from_cli(executor, ray_address, ray_cpus)
     chosen = _task_list(tasks, False, select, limit)
     if len(chosen) != 102 and not (select or limit):
         click.echo(f"warning: {len(chosen)} tasks found, not the paper's 102", err=True)
@@ -323,7 +346,7 @@ def reference(
         configs = [CONFIGS["lama-first"], CONFIGS["seq-sat-lama-2011"]]
         summary = _run_batch(
             chosen, configs, out, time_limit=time_limit, memory_mb=memory_limit, workers=workers,
-            experiment_id=experiment_id, progress=not quiet,
+            experiment_id=experiment_id, progress=not quiet, executor=where,
         )
         if summary.interrupted:
             sys.exit(INTERRUPTED)
@@ -349,7 +372,7 @@ def reference(
                                "table1": block_rows(ordered), "table2": outcome_rows(ordered)}, indent=1))
     else:
         click.echo(format_report(ordered, order, time_limit=budget, benchmark_tasks=benchmark_tasks), nl=False)
-    sys.exit(OK)
+    sys.exit(LOST if not report_only and summary.lost else OK)
 
 
 # ----------------------------------------------------------------------------- generate

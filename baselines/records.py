@@ -50,7 +50,8 @@ SCHEMA = RUN_SCHEMA  # the name this module has always used
 
 
 def environment() -> dict[str, Any]:
-    """The ``env`` block, computed once per batch."""
+    """The ``env`` block of a run, computed by the process that ran it (a
+    Ray worker's host, Fast Downward and commit, not the driver's)."""
     return {**environment_fields(), "sdk": {"up-fast-downward": fd_version()}, "fast_downward": fd_provenance(),
             "cpu_count": os.cpu_count()}
 

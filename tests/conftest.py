@@ -8,7 +8,9 @@ Constants that test modules import live in plain modules (``corpus``,
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,3 +43,19 @@ def corpus() -> Path:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[Any]:
+    """A local Ray instance for one test module (``ray_support.TEST_CPUS``
+    CPUs), stopped after it unless something else had started Ray."""
+    from ray_support import TEST_CPUS
+
+    from pypddlengine.executors import connect_ray
+
+    started = connect_ray(None, local_cpus=TEST_CPUS)
+    import ray
+
+    yield ray
+    if started:
+        ray.shutdown()

@@ -37,7 +37,7 @@ class Run:
     stdin: str = ""
     timeout: float = 120.0
     slow: bool = False
-    needs: tuple[str, ...] = ()  # what must exist: "fd" (Fast Downward), "corpus", "mcp-client"
+    needs: tuple[str, ...] = ()  # what must exist: "fd" (Fast Downward), "corpus", "ray"
     replace: dict[str, str] = field(default_factory=dict)  # notation -> literal text (e.g. "[more.plan ...]")
     check: str = ""  # a text the output must contain
 
@@ -89,6 +89,15 @@ COMMANDS: dict[str, Run | Skip] = {
     "pypddl reference $BW -t 180 -o results/reference/runs.jsonl": Skip("the same command as the reference line above"),
     "pypddl experiment report results/reference results/direct results/agentic --out report/": Skip(
         "needs the records of the runs above; tests/harness reports synthetic records of the same shape"),
+    'pip install -e ".[planners,ray]"': Skip("an install step; the test extra holds the same packages"),
+    "ray start --head --port 6379": Skip(
+        "starts a long-lived cluster head; tests/baselines/test_batch_ray.py starts and kills one on a free port"),
+    "pypddl reference $BW -t 180 --executor ray --ray-address auto -o results/reference/runs.jsonl": Skip(
+        "needs the cluster of the line above and hours; tests/baselines/test_batch_ray.py runs batches on Ray"),
+    "pypddl experiment run --method agentic --provider anthropic --model claude-haiku-4-5-20251001 --tasks $BW "
+    "--budget 180 --out results/agentic --executor ray --ray-address auto --concurrency 8": Skip(
+        "needs an API key and a cluster; tests/harness/test_harness_ray.py runs experiments on Ray offline"),
+    "python bench/bench_ray.py": Run(timeout=1800, slow=True, needs=("fd", "ray")),
     "python bench/bench_engine.py": Run(timeout=1800, slow=True),
     "python bench/bench_mcp.py": Run(timeout=1800, slow=True),
 }
@@ -143,6 +152,8 @@ def _missing(needs: tuple[str, ...]) -> str | None:
 
     if "fd" in needs and importlib.util.find_spec("up_fast_downward") is None:
         return "Fast Downward is not installed (pip install up-fast-downward)"
+    if "ray" in needs and importlib.util.find_spec("ray") is None:
+        return "Ray is not installed (pip install 'pypddlengine[ray]')"
     if "corpus" in needs and not BW102.is_dir():
         return f"the IPC corpus is not at {CORPUS}"
     return None

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ..executors import executor_options
+
 __all__ = ["experiment"]
 
 from ..cli_serve import FEEDBACK_LEVELS as FEEDBACK
@@ -76,11 +78,17 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
 @click.option("--max-retries", type=int, default=8, show_default=True,
               help="Retries of one model call after rate limits, overload or lost connections (within the budget).")
 @click.option("--force", is_flag=True, help="Resume even if the folder's manifest has another configuration.")
+@executor_options(llm=True)
 def run(**opts: object) -> None:
     """Run one approach on a set of tasks; one JSONL record per run.
 
     Resumable: runs already recorded in --out are skipped. Keys are read from
     the environment; a provider refuses to start without one.
+
+    With --executor ray each run is one Ray task (--concurrency caps the runs
+    in flight; rate limits are shared by all workers; the key is forwarded to
+    the workers); only this process writes --out. Exit code 1 when runs were
+    lost with their Ray workers (run the same command again to retry them).
 
     \b
     Examples:
@@ -91,6 +99,7 @@ def run(**opts: object) -> None:
     """
     import anyio
 
+    from ..executors import ExecutorUnavailable, options_from_cli
     from .mcp_bridge import ToolboxSettings, parse_command
     from .providers import create_provider
     from .records import ManifestMismatch, RecordsLocked, ResultsStore
@@ -99,6 +108,7 @@ def run(**opts: object) -> None:
     from .types import CallParams, ProviderError
 
     method = str(opts["method"])
+    where = options_from_cli(opts["executor"], opts["ray_address"], opts["ray_cpus"])  # type: ignore[arg-type]
     try:
         tasks = resolve_tasks(str(opts["tasks_spec"]), domain=opts["domain"], limit=opts["limit"])  # type: ignore[arg-type]
     except ValueError as err:
@@ -137,10 +147,17 @@ def run(**opts: object) -> None:
         click.echo(f"{record['instance_id']} r{record['replicate']}: {record['outcome']} ({record['outcome_detail']}"
                    f"{length}) in {record['wall_s']:.1f} s, {tokens}")
 
+    remote = None
+    if where.remote:
+        from .remote import ProviderSpec, RemoteRuns
+
+        remote = RemoteRuns(where, ProviderSpec(str(opts["provider"]), str(opts["model"]), opts["base_url"],  # type: ignore[arg-type]
+                                                opts["api_key_env"]))  # type: ignore[arg-type]
+
     async def main() -> ExperimentSummary:
         try:
             return await run_experiment(config, tasks, ResultsStore(out), provider, force=bool(opts["force"]),
-                                        on_record=progress)
+                                        on_record=progress, remote=remote)
         finally:
             await provider.aclose()
 
@@ -150,12 +167,16 @@ def run(**opts: object) -> None:
         click.echo(f"error: {out} is in use by another 'pypddl experiment run' (its runs.jsonl is locked); "
                    "wait for it to finish, or give another --out", err=True)
         sys.exit(2)
-    except (ManifestMismatch, LookupError) as err:
+    except (ManifestMismatch, LookupError, ExecutorUnavailable, ProviderError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
     solved = sum(1 for r in summary.records if r["outcome"] == "solved")
-    click.echo(f"{summary.planned} run(s) made ({solved} solved), {summary.skipped} already recorded; "
+    click.echo(f"{summary.planned - summary.lost} run(s) made ({solved} solved), {summary.skipped} already recorded; "
                f"records in {out / 'runs.jsonl'}")
+    if summary.lost:
+        click.echo(f"{summary.lost} run(s) lost with their Ray workers and not recorded: "
+                   "run the same command again to retry them", err=True)
+        sys.exit(1)
 
 
 @experiment.command("report")

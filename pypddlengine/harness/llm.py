@@ -21,7 +21,11 @@
   ``total`` unknown (``None``), never a silent zero: ``total_known`` sums what
   was reported;
 * writes an ``llm_call`` trace event with the request's digest, the messages
-  new since the previous call, and the turn (or the error).
+  new since the previous call, and the turn (or the error);
+* with a shared :class:`RateGate` (runs on Ray: one gate for every worker),
+  asks it before each call and tells it after a rate limit or overload, so
+  one run's 429 holds back every run of the experiment; a run held back is
+  flagged ``contaminated`` too (its timing is not comparable either).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -39,11 +43,25 @@ from .provider_base import Provider
 from .records import TraceWriter
 from .types import CallParams, Msg, ProviderError, ToolSpec, Turn, Usage
 
-__all__ = ["FatalModelError", "ModelCaller", "UsageTotals"]
+__all__ = ["FatalModelError", "ModelCaller", "RateGate", "UsageTotals"]
 
 GRACE_S = 2.0
 """Real seconds allowed past the budget before a call is abandoned even if
 the SDK has not timed out (a server that trickles bytes)."""
+
+
+GATE_MIN_WAIT_S = 0.1
+"""Shorter waits asked by the shared gate are ignored (a run's own wait after
+its own rate limit leaves that much behind, from clock granularity)."""
+
+
+class RateGate(Protocol):
+    """Rate limits shared by the runs of an experiment: how long to hold
+    back before a call, and a rate limit or overload just met."""
+
+    async def wait_s(self) -> float: ...
+
+    async def report(self, seconds: float) -> None: ...
 
 
 class FatalModelError(Exception):
@@ -126,6 +144,7 @@ class ModelCaller:
     trace: TraceWriter
     sleep: Sleep = anyio.sleep
     max_retries: int = 8
+    gate: RateGate | None = None
     usage: UsageTotals = field(default_factory=UsageTotals)
     errors: list[dict[str, Any]] = field(default_factory=list)
     retries: int = 0
@@ -140,6 +159,8 @@ class ModelCaller:
         failures = 0
         while True:
             remaining = self.deadline.check()
+            if self.gate is not None:
+                remaining = await self._hold_back()
             try:
                 turn = await self._complete(conversation, tools, remaining)
             except ProviderError as err:
@@ -155,6 +176,8 @@ class ModelCaller:
                 failures += 1
                 self.retries += 1
                 wait = err.retry_after if err.retry_after is not None else min(2.0**failures, 30.0)
+                if self.gate is not None and err.kind in ("rate_limit", "overloaded"):
+                    await self.gate.report(wait)
                 if wait >= self.deadline.remaining():
                     if err.kind == "connection":
                         raise FatalModelError(err) from err
@@ -174,6 +197,22 @@ class ModelCaller:
         if result is None:
             raise ProviderError("timeout", f"no reply within the remaining budget of {remaining:.1f} s")
         return result
+
+    async def _hold_back(self) -> float:
+        """Wait as long as the shared gate asks (another run met a rate
+        limit); returns the budget left."""
+        assert self.gate is not None
+        wait = await self.gate.wait_s()
+        if wait >= GATE_MIN_WAIT_S:
+            self.contaminated = True
+            self.errors.append({"t": round(self.deadline.elapsed(), 3), "type": "SharedRateLimit",
+                                "kind": "rate_limit_shared", "status": None,
+                                "message": f"held back {wait:.1f} s: another run met a rate limit"})
+            if wait >= self.deadline.remaining():
+                raise BudgetExhausted(f"a shared rate-limit wait of {wait:g} s would pass the deadline")
+            self.trace.event("rate_gate", wait_s=round(wait, 3))
+            await self.sleep(wait)
+        return self.deadline.check()
 
     def _log(self, err: ProviderError, request: dict[str, Any]) -> None:
         if err.kind in ("rate_limit", "overloaded"):

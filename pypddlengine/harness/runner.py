@@ -14,12 +14,12 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from .clock import Clock, Deadline
-from .llm import ModelCaller, Sleep
+from .llm import ModelCaller, RateGate, Sleep
 from .mcp_bridge import Toolbox, ToolboxSettings
 from .outcome import MethodResult
 from .prompts import PromptSet, prompt_set
@@ -27,6 +27,9 @@ from .provider_base import Provider
 from .records import RUN_SCHEMA, ResultsStore, TraceWriter, env_info, machine_info, utc_now
 from .tasks import TaskSpec
 from .types import CallParams
+
+if TYPE_CHECKING:
+    from .remote import RemoteRuns
 
 __all__ = ["ExperimentConfig", "RunContext", "build_record", "execute_run", "run_experiment"]
 
@@ -108,6 +111,7 @@ class RunContext:
     toolbox_factory: Callable[[TaskSpec], Toolbox] | None = None
     """A toolbox whose server reads only the given task's files."""
     tools_info: dict[str, Any] | None = None
+    gate: RateGate | None = None  # rate limits shared with other workers (Ray)
 
 
 def _round(x: float) -> float:
@@ -214,7 +218,7 @@ async def execute_run(
         deadline = Deadline(config.budget_s, ctx.clock)
         trace = TraceWriter(trace_path, run_id, ctx.clock, deadline.start)
         caller = ModelCaller(ctx.provider, config.params, deadline, trace, sleep=ctx.sleep,
-                             max_retries=config.max_retries)
+                             max_retries=config.max_retries, gate=ctx.gate)
         trace.event("run_start", method=config.method, instance_id=task.instance_id, replicate=replicate,
                     budget_s=config.budget_s)
         try:
@@ -253,6 +257,7 @@ class ExperimentSummary:
     planned: int = 0
     skipped: int = 0
     records: list[dict[str, Any]] = field(default_factory=list)
+    lost: int = 0  # runs whose Ray worker died on every attempt: not recorded
 
 
 async def run_experiment(
@@ -265,14 +270,16 @@ async def run_experiment(
     sleep: Sleep = anyio.sleep,
     force: bool = False,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    remote: RemoteRuns | None = None,
 ) -> ExperimentSummary:
     """Run every missing (task, replicate) and append their records, holding
     the results folder's lock throughout (a second experiment on the same
     folder gets :class:`~pypddlengine.records.RecordsLocked` before it
-    writes anything, the manifest included)."""
+    writes anything, the manifest included). ``remote``: run them as Ray
+    tasks instead (:mod:`.remote`)."""
     with store.locked():
         return await _run_locked(config, tasks, store, provider, clock=clock, sleep=sleep, force=force,
-                                 on_record=on_record)
+                                 on_record=on_record, remote=remote)
 
 
 async def _run_locked(
@@ -285,6 +292,7 @@ async def _run_locked(
     sleep: Sleep,
     force: bool,
     on_record: Callable[[dict[str, Any]], None] | None,
+    remote: RemoteRuns | None,
 ) -> ExperimentSummary:
     logging.getLogger("pypddlengine.mcp").setLevel(logging.WARNING)
     toolbox_factory = None
@@ -336,9 +344,12 @@ async def _run_locked(
             if on_record is not None:
                 on_record(record)
 
-    async with anyio.create_task_group() as tg:
-        for task, replicate in todo:
-            tg.start_soon(one, task, replicate)
+    if remote is not None:
+        await remote.run(ctx, todo, store, summary, on_record)
+    else:
+        async with anyio.create_task_group() as tg:
+            for task, replicate in todo:
+                tg.start_soon(one, task, replicate)
     session["finished_at"] = utc_now()
     manifest["sessions"][-1] = session
     store.write_manifest(manifest)
