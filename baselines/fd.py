@@ -45,13 +45,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pypddlengine.errors import PDDLError
+from pypddlengine.errors import PDDLError, UnsupportedRequirementError, counted
 from pypddlengine.lifted import LiftedTask
 from pypddlengine.loading import load_task
 from pypddlengine.syntax import parse_plan
 from pypddlengine.validate import validate_plan
 
 from .outcomes import Outcome, classify_returncode, describe_returncode
+from .val import val_validate
+
+VALIDATOR_ENGINE, VALIDATOR_VAL = "pypddlengine", "VAL"
 
 __all__ = [
     "CONFIGS",
@@ -234,6 +237,7 @@ class FoundPlan:
     message: str = ""
     validated_cost: int | float | None = None
     unit_cost: bool = True
+    validator: str | None = None  # VALIDATOR_ENGINE, VALIDATOR_VAL, or None (not validated)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -271,6 +275,8 @@ class FDResult:
     command: list[str] = field(default_factory=list)
     group_cleaned: bool | None = None  # no process of the planner's group was left
     pgid: int | None = None  # the planner's process group (its driver's pid)
+    engine_gap: str | None = None  # the feature the engine does not support (then VAL judges the plans)
+    validator: str | None = None  # who judged the returned plan
 
     @property
     def solved(self) -> bool:
@@ -313,7 +319,10 @@ class FDResult:
         """One line for people: outcome, plan length, times, configuration."""
         parts = [f"{self.config.method}: {self.outcome.value}"]
         if self.plan is not None:
-            parts.append(f"plan length {len(self.plan)}" + ("" if self.plan_valid else " (INVALID)"))
+            verdict = {True: "", False: " (INVALID)", None: " (NOT VALIDATED)"}[self.plan_valid]
+            parts.append(f"plan length {len(self.plan)}{verdict}")
+            if self.validator == VALIDATOR_VAL:
+                parts.append(f"checked by VAL: {self.engine_gap}")
             chosen = self._chosen()
             if chosen is not None and not chosen.unit_cost and self.plan_cost is not None:
                 parts.append(f"cost {_number(self.plan_cost)}")
@@ -429,7 +438,33 @@ class _Run:
 # ----------------------------------------------------------------------------- plans
 
 
-def _read_plans(workdir: Path, start_epoch: float, time_limit: float, lifted: LiftedTask) -> list[FoundPlan]:
+class _Judge:
+    """Who checks a plan file: our validator, or VAL where the engine does not
+    support the task (``gap`` says which feature)."""
+
+    def __init__(self, lifted: LiftedTask | None, domain: Path, problem: Path, gap: str | None) -> None:
+        self.lifted, self.domain, self.problem, self.gap = lifted, domain, problem, gap
+        if lifted is not None:
+            self.unit_cost = not lifted.uses_action_costs
+        else:  # a textual guess is enough to label the cost line
+            self.unit_cost = "total-cost" not in domain.read_text(errors="replace").lower()
+
+    def __call__(self, text: str, name: str) -> tuple[bool | None, str, int | float | None, str | None]:
+        """(valid, message, validated cost, validator name)."""
+        if self.lifted is not None:
+            try:
+                report = validate_plan(self.lifted, parse_plan(text, filename=name))
+            except PDDLError as err:
+                return False, f"unreadable plan: {err.message}", None, VALIDATOR_ENGINE
+            return report.valid, report.summary(), report.cost if report.valid else None, VALIDATOR_ENGINE
+        verdict = val_validate(self.domain, self.problem, text)
+        why = f"the engine cannot check this task ({self.gap})"
+        if verdict is None:
+            return None, f"not validated: {why} and VAL gave no verdict", None, None
+        return verdict, f"VAL: {'valid' if verdict else 'invalid'} plan; {why}", None, VALIDATOR_VAL
+
+
+def _read_plans(workdir: Path, start_epoch: float, time_limit: float, judge: _Judge) -> list[FoundPlan]:
     files = []
     for path in workdir.iterdir():
         m = _PLAN_FILE.match(path.name)
@@ -444,14 +479,10 @@ def _read_plans(workdir: Path, start_epoch: float, time_limit: float, lifted: Li
         time_s = max(path.stat().st_mtime - start_epoch, 0.0)
         valid: bool | None = None
         validated_cost: int | float | None = None
+        validator: str | None = None
         message = "incomplete plan file (no cost line)"
         if cost_match:
-            try:
-                report = validate_plan(lifted, parse_plan(text, filename=path.name))
-                valid, message = report.valid, report.summary()
-                validated_cost = report.cost if report.valid else None
-            except PDDLError as err:
-                valid, message = False, f"unreadable plan: {err.message}"
+            valid, message, validated_cost, validator = judge(text, path.name)
         plans.append(
             FoundPlan(
                 file=path.name,
@@ -463,7 +494,8 @@ def _read_plans(workdir: Path, start_epoch: float, time_limit: float, lifted: Li
                 valid=valid,
                 message=message,
                 validated_cost=validated_cost,
-                unit_cost=not lifted.uses_action_costs,
+                unit_cost=judge.unit_cost,
+                validator=validator,
             )
         )
     return plans
@@ -524,6 +556,10 @@ def run_fd(
     if lifted is None:
         try:
             lifted = load_task(domain_path, problem_path)
+        except UnsupportedRequirementError as err:
+            # Fast Downward may well accept what the engine does not: hand it the
+            # task and let VAL judge its plans (see _read_plans).
+            result.engine_gap = err.message
         except PDDLError as err:
             result.detail = str(err).splitlines()[0] if str(err) else err.message
             result.log_tail = str(err)
@@ -545,7 +581,8 @@ def run_fd(
         result.killed = killed
         result.group_cleaned = run.cleaned
         result.pgid = run.pgid
-        result.plans = _read_plans(run_dir, run.start_epoch, time_limit, lifted)
+        judge = _Judge(lifted, domain_path, problem_path, result.engine_gap)
+        result.plans = _read_plans(run_dir, run.start_epoch, time_limit, judge)
         result.log_tail = _tail(log_path)
         if interrupted:
             result.outcome, result.detail = Outcome.INTERRUPTED, "stopped by the user"
@@ -567,7 +604,11 @@ def _decide(result: FDResult) -> None:
     if usable:
         chosen = usable[-1]
         result.plan, result.plan_valid, result.validation = chosen.steps, chosen.valid, chosen.message
-        if chosen.valid:
+        result.validator = chosen.validator
+        if chosen.valid is None:  # nobody could check it (engine gap, no VAL verdict): say so, don't guess
+            result.outcome = Outcome.SOLVED
+            result.detail = f"{counted(len(usable), 'plan')} found, not validated: {chosen.message}"
+        elif chosen.valid:
             result.outcome = Outcome.SOLVED
             how = "stopped at the deadline" if result.killed else code
             n = len(usable)

@@ -30,7 +30,7 @@ from pypddlengine.records import (
     utc_now,
 )
 
-from .fd import FDResult, fd_provenance, fd_version
+from .fd import VALIDATOR_ENGINE, FDResult, fd_provenance, fd_version
 from .outcomes import record_outcome
 from .tasks import TaskRef
 
@@ -110,7 +110,7 @@ def make_record(
         "plan": list(result.plan) if result.plan is not None else None,
         "plan_length": result.plan_length,
         "plan_valid": result.plan_valid,
-        "validator": {"name": "pypddlengine", "version": pypddlengine.__version__, "message": result.validation},
+        "validator": _validator(result),
         "crosscheck_valid": crosscheck,
         "attempts": None,
         "agent": None,
@@ -123,3 +123,18 @@ def make_record(
         "env": env,
         "extra": {"domain": str(task.domain), "problem": str(task.problem), **(extra or {})},
     }
+
+
+def _validator(result: FDResult) -> dict[str, Any]:
+    """Who judged the returned plan: the engine (with its version), VAL where
+    the engine does not support the task (``engine_gap`` says why), or nobody
+    (``name`` None)."""
+    if result.plan is not None:  # noqa: SIM108 (two cases read better apart)
+        name = result.validator
+    else:
+        name = None if result.engine_gap else VALIDATOR_ENGINE
+    out: dict[str, Any] = {"name": name, "version": pypddlengine.__version__ if name == VALIDATOR_ENGINE else None,
+                           "message": result.validation}
+    if result.engine_gap:
+        out["engine_gap"] = result.engine_gap
+    return out

@@ -10,7 +10,7 @@ at a time, with plan validation and externally grounded feedback::
     session.applicable_names()          # ['(pick-up a)', '(unstack c b)', ...]
     result = session.execute("(unstack c b)")
     result.success, result.goal_reached # True, False
-    session.validate().summary()        # 'invalid plan: all 1 step(s) apply but ...'
+    session.validate().summary()        # 'invalid plan: the only step applies but ...'
 
 Every failure on bad input is a :class:`PDDLError` subclass with a stable
 ``code`` and, where there is a file, ``file:line:col`` and a caret snippet.

@@ -237,12 +237,14 @@ class _Checker:
             self.error(PDDLSemanticError, ErrorCode.TYPE_CYCLE,
                        "the type hierarchy has a cycle: " + " -> ".join(cycle), first.span if first else None)
 
-    def _check_type_names(self, types: tuple[str, ...], span: Span | None, owner: str = "") -> bool:
+    def _check_type_names(self, types: tuple[str, ...], span: Span | None, owner: str = "",
+                          type_spans: tuple[Span, ...] = ()) -> bool:
         ok = True
-        for t in types:
+        for i, t in enumerate(types):
             if t not in self.types:
                 ok = False
-                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_TYPE, f"undefined type '{t}'{owner}", span,
+                where = type_spans[i] if i < len(type_spans) else span  # the caret under the type itself
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_TYPE, f"undefined type '{t}'{owner}", where,
                            hint=_suggest(t, set(self.types.names())) or "declare it in :types")
         if types != (OBJECT_TYPE,):
             self.feature("typing", span)
@@ -259,7 +261,7 @@ class _Checker:
                 else:
                     self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION, message, p.span)
             seen.add(p.name)
-            self._check_type_names(p.types, p.span)
+            self._check_type_names(p.types, p.span, type_spans=p.type_spans)
 
     def _declare_object(self, decl: ObjectDecl, table: dict[str, tuple[str, ...]], kind: str) -> None:
         if kind == "object" and not self.domain.types and decl.types != (OBJECT_TYPE,):
@@ -272,7 +274,8 @@ class _Checker:
                           decl.span)
             decl = ObjectDecl(decl.name, (OBJECT_TYPE,), decl.span, decl.display)
         else:
-            self._check_type_names(decl.types, decl.span, f" (the type of {kind} '{decl.display or decl.name}')")
+            self._check_type_names(decl.types, decl.span, f" (the type of {kind} '{decl.display or decl.name}')",
+                                   decl.type_spans)
         if decl.name in table:
             self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
                        f"the {kind} '{decl.display or decl.name}' is declared twice", decl.span)
@@ -523,13 +526,16 @@ class _Checker:
                     details={"feature": name, "requirement": FEATURE_INFO.get(name, ("", ""))[0]},
                 )
             )
-        declared = {r.name for r in self.domain.requirements}
+        declared = {r.name: (r, self.domain.source) for r in self.domain.requirements}
         if self.problem is not None:
-            declared |= {r.name for r in self.problem.requirements}
-        for req in sorted(declared & KNOWN_REQUIREMENTS - SUPPORTED_REQUIREMENTS) if not unsupported else ():
+            declared.update({r.name: (r, self.problem.source) for r in self.problem.requirements
+                             if r.name not in declared})
+        for name in sorted(declared.keys() & KNOWN_REQUIREMENTS - SUPPORTED_REQUIREMENTS) if not unsupported else ():
+            req, source = declared[name]
             self.warnings.append(
-                PDDLWarning(f"the requirement '{req}' is declared but only supported features are used; accepted",
-                            code="UNUSED_REQUIREMENT", source=self.domain.source)
+                PDDLWarning(f"the requirement '{name}' is declared but not used: the task uses only supported "
+                            "features, so it is accepted and the requirement is ignored",
+                            code="UNUSED_REQUIREMENT", span=req.span, source=source)
             )
 
         def position(err: PDDLError) -> tuple[str, int, int]:

@@ -152,6 +152,9 @@ def _validate_all(
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)
+    if not quiet:
+        for warning in task.report.warnings:  # e.g. a declared requirement the task never uses
+            click.echo(warning.render(), err=True)
     status = OK
     results: list[dict[str, Any]] = []
     for name in plans:
@@ -239,9 +242,10 @@ def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> No
                 click.echo(w.render(), err=True)
         what = f"{domain}" + (f" and {problem}" if problem else "")
         if report.ok:
-            click.echo(f"{what}: ok ({len(report.warnings)} warning(s))")
+            click.echo(f"{what}: ok ({counted(len(report.warnings), 'warning')})")
         else:
-            click.echo(f"{what}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)", err=True)
+            click.echo(f"{what}: {counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}",
+                       err=True)
     sys.exit(OK if report.ok else INVALID)
 
 

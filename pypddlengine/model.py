@@ -281,6 +281,7 @@ class Parameter:
     name: str
     types: tuple[str, ...] = (OBJECT_TYPE,)
     span: Span | None = _span()
+    type_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)  # where each type is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +290,7 @@ class TypeDecl:
     parents: tuple[str, ...] = (OBJECT_TYPE,)
     span: Span | None = _span()
     display: str = field(default="", compare=False, repr=False)
+    type_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)  # where each parent is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +301,7 @@ class ObjectDecl:
     types: tuple[str, ...] = (OBJECT_TYPE,)
     span: Span | None = _span()
     display: str = field(default="", compare=False, repr=False)
+    type_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)  # where each type is written
 
 
 @dataclass(frozen=True, slots=True)

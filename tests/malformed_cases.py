@@ -51,7 +51,7 @@ CASES: list[tuple[str, str | bytes, str | bytes | None, str, int, int, str]] = [
     ("misspelt-define", BASE_DOMAIN.replace("(define", "(defne", 1), None, "SYNTAX_ERROR", 1, 2, "defne"),
     ("undefined-predicate", d("(clear ?x) (handempty))", "(clear ?x) (free ?x))"), None, "UNDEFINED_PREDICATE", 7, 35, "free"),
     ("wrong-arity", d("(and (on ?x ?y) (handempty)", "(and (on ?x) (handempty)"), None, "ARITY_MISMATCH", 12, 18, "on"),
-    ("unknown-type", d(":parameters (?x - block)", ":parameters (?x - blok)"), None, "UNDEFINED_TYPE", 6, 18, "blok"),
+    ("unknown-type", d(":parameters (?x - block)", ":parameters (?x - blok)"), None, "UNDEFINED_TYPE", 6, 23, "blok"),
     ("undefined-variable", d("(and (holding ?x) (not (handempty))))", "(and (holding ?z) (not (handempty))))"), None,
      "UNDEFINED_VARIABLE", 8, 27, "?z"),
     ("duplicate-predicate", d("(handempty) (holding", "(handempty) (clear ?y - block) (holding"), None,

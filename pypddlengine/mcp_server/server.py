@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
-from ..errors import ErrorCode, PDDLError
+from ..errors import ErrorCode, PDDLError, counted
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
 from ..task import natural_key
@@ -595,12 +595,14 @@ def _plan_steps(opts: ServerOptions, plan: list[str] | str | None) -> list[Any] 
 
 def _verdict(report: Any) -> str:
     if report.valid:
-        return f"valid plan: {report.length} step(s), cost {number_or_none(report.cost)}"
+        return f"valid plan: {counted(report.length, 'step')}, cost {number_or_none(report.cost)}"
     f = report.failure
     if f is not None:
         return f"invalid plan: step {f.step} {f.action} fails ({f.code})"
     n = len(report.unsatisfied_goals)
-    return f"invalid plan: all {report.length} step(s) apply but {n} goal atom(s) do not hold at the end"
+    steps = "the only step applies" if report.length == 1 else f"all {report.length} steps apply"
+    return (f"invalid plan: {steps} but {counted(n, 'goal atom')} {'does' if n == 1 else 'do'} not hold"
+            " at the end")
 
 
 def _add_bundled_resources(server: MCPServer) -> None:

@@ -68,11 +68,12 @@ def token_span(tok: Token) -> Span:
 class _TypeSpec:
     """``- type`` or ``- (either t1 t2)`` inside a typed list."""
 
-    __slots__ = ("span", "types")
+    __slots__ = ("span", "type_spans", "types")
 
-    def __init__(self, types: tuple[str, ...], span: Span) -> None:
+    def __init__(self, types: tuple[str, ...], span: Span, type_spans: tuple[Span, ...] = ()) -> None:
         self.types = types
         self.span = span
+        self.type_spans = type_spans  # where each type name is written, for messages
 
 
 class _Section:
@@ -95,11 +96,11 @@ class _Empty:
 _EMPTY = _Empty()
 
 
-def _group_typed(children: list[Any]) -> list[tuple[Token, tuple[str, ...]]]:
-    """Assign each name of a flat typed list its type(s).
+def _group_typed(children: list[Any]) -> list[tuple[Token, tuple[str, ...], tuple[Span, ...]]]:
+    """Assign each name of a flat typed list its type(s) and where they are written.
 
-    ``a b - t c`` gives ``[(a, (t,)), (b, (t,)), (c, (object,))]``."""
-    out: list[tuple[Token, tuple[str, ...]]] = []
+    ``a b - t c`` gives ``[(a, (t,), ..), (b, (t,), ..), (c, (object,), ())]``."""
+    out: list[tuple[Token, tuple[str, ...], tuple[Span, ...]]] = []
     pending: list[Token] = []
     for child in children:
         if isinstance(child, _TypeSpec):
@@ -109,11 +110,11 @@ def _group_typed(children: list[Any]) -> list[tuple[Token, tuple[str, ...]]]:
                     code=ErrorCode.SYNTAX_ERROR,
                     span=child.span,
                 )
-            out.extend((tok, child.types) for tok in pending)
+            out.extend((tok, child.types, child.type_spans) for tok in pending)
             pending = []
         else:
             pending.append(child)
-    out.extend((tok, (OBJECT_TYPE,)) for tok in pending)
+    out.extend((tok, (OBJECT_TYPE,), ()) for tok in pending)
     return out
 
 
@@ -347,15 +348,15 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
         )
 
     def types_def(self, c: list[Any]) -> _Section:
-        items = [TypeDecl(tok.value.lower(), types, token_span(tok), tok.value) for tok, types in c[1]]
+        items = [TypeDecl(tok.value.lower(), types, token_span(tok), tok.value, spans) for tok, types, spans in c[1]]
         return _Section(":types", items, token_span(c[0]))
 
     def constants_def(self, c: list[Any]) -> _Section:
-        items = [ObjectDecl(tok.value.lower(), types, token_span(tok), tok.value) for tok, types in c[1]]
+        items = [ObjectDecl(tok.value.lower(), types, token_span(tok), tok.value, spans) for tok, types, spans in c[1]]
         return _Section(":constants", items, token_span(c[0]))
 
     def objects_def(self, c: list[Any]) -> _Section:
-        items = [ObjectDecl(tok.value.lower(), types, token_span(tok), tok.value) for tok, types in c[1]]
+        items = [ObjectDecl(tok.value.lower(), types, token_span(tok), tok.value, spans) for tok, types, spans in c[1]]
         return _Section(":objects", items, token_span(c[0]))
 
     def predicates_def(self, c: list[Any]) -> _Section:
@@ -430,16 +431,16 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
         return _group_typed(c)
 
     def typed_variables(self, c: list[Any]) -> list[Parameter]:
-        return [Parameter(tok.value.lower(), types, token_span(tok)) for tok, types in _group_typed(c)]
+        return [Parameter(tok.value.lower(), types, token_span(tok), spans) for tok, types, spans in _group_typed(c)]
 
     def type_spec(self, c: list[Any]) -> _TypeSpec:
         arg = c[1]
         if isinstance(arg, Token):
-            return _TypeSpec((arg.value.lower(),), token_span(c[0]))
-        return _TypeSpec(arg, token_span(c[0]))
+            return _TypeSpec((arg.value.lower(),), token_span(c[0]), (token_span(arg),))
+        return _TypeSpec(tuple(t.value.lower() for t in arg), token_span(c[0]), tuple(token_span(t) for t in arg))
 
-    def either(self, c: list[Token]) -> tuple[str, ...]:
-        return tuple(t.value.lower() for t in c[1:])
+    def either(self, c: list[Token]) -> list[Token]:
+        return c[1:]
 
     # ------------------------------------------------------------ goal descriptions
 

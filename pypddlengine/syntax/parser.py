@@ -224,6 +224,22 @@ def _unclosed_paren(text: str) -> Span | None:
     return Span(line, col, line, col + 1)
 
 
+def _open_before(text: str, where: Span) -> Span | None:
+    """The innermost '(' still open just before the position ``where``."""
+    stack: list[tuple[int, int]] = []
+    for ch, line, col in _parens(text):
+        if (line, col) >= (where.line, where.column):
+            break
+        if ch == "(":
+            stack.append((line, col))
+        elif stack:
+            stack.pop()
+    if not stack:
+        return None
+    line, col = stack[-1]
+    return Span(line, col, line, col + 1)
+
+
 def _first_depth(text: str, depth_reached: int) -> Span | None:
     """Position of the first ')' after which the nesting depth is
     ``depth_reached``: 0 is the end of the first top-level form, -1 an
@@ -287,6 +303,17 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
                 span=extra,
                 source=source,
                 details={"expected": expected},
+            )
+    if what == "the plan" and "')'" in expected:
+        opened = _open_before(text, span)
+        if opened is not None:
+            return PDDLSyntaxError(
+                f"unbalanced parentheses: the '(' at {opened} is not closed before {_describe_token(tok)} at {span}",
+                code=ErrorCode.UNBALANCED_PARENTHESES,
+                span=opened,
+                source=source,
+                hint="add the missing ')' to close this step",
+                details={"expected": expected, "found": tok.value},
             )
     if expected == ["the end of the input"] and what != "the plan":
         end = _first_depth(text, 0)

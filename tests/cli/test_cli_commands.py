@@ -91,7 +91,7 @@ def test_check(files: dict[str, Path]) -> None:
         ":parameters (?x - block ?y - block)", ":parameters (?x - blok ?y - block)"))
     r = run("check", broken)
     assert r.exit_code == 1
-    assert "UNDEFINED_PREDICATE" in r.output and "UNDEFINED_TYPE" in r.output and "2 error(s)" in r.output
+    assert "UNDEFINED_PREDICATE" in r.output and "UNDEFINED_TYPE" in r.output and "2 errors, 0 warnings" in r.output
     data = json.loads(run("check", "--json", broken).output)
     assert data["ok"] is False and sorted(e["code"] for e in data["errors"]) == ["UNDEFINED_PREDICATE", "UNDEFINED_TYPE"]
     assert run("check", files["broken"]).exit_code == 1  # parses; the checker reports the unknown section

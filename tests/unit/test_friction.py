@@ -157,3 +157,74 @@ def test_play_ctrl_c_exit_code_in_a_real_process(p01: tuple[Path, Path]) -> None
         assert proc.wait(timeout=30) == 130
     finally:
         proc.kill()
+
+
+# ----------------------------------------------------------------------------- messages point at the right place
+
+
+def _error(fn, *args):  # type: ignore[no-untyped-def]
+    with pytest.raises(PDDLError) as info:
+        fn(*args)
+    return info.value
+
+
+def test_undefined_type_caret_is_under_the_type_not_the_variable(tmp_path: Path) -> None:
+    from pypddlengine.checker import check
+    from pypddlengine.syntax import parse_domain
+
+    text = ("(define (domain d) (:requirements :typing)\n (:types block)\n"
+            " (:predicates (on ?x - blok ?y - (either block tabel))))\n")
+    report = check(parse_domain(text, filename="d.pddl"))
+    spans = {e.message.split("'")[1]: (e.span.line, e.span.column, e.span.end_column) for e in report.errors
+             if e.code == ErrorCode.UNDEFINED_TYPE}
+    line = text.splitlines()[2]
+    assert spans["blok"] == (3, line.index("blok") + 1, line.index("blok") + 5)
+    assert spans["tabel"] == (3, line.index("tabel") + 1, line.index("tabel") + 6)
+    problem = "(define (problem p) (:domain d) (:objects a - blck) (:init) (:goal (and)))"
+    from pypddlengine.syntax import parse_problem
+    report = check(parse_domain(text.replace("blok", "block").replace("tabel", "block")),
+                   parse_problem(problem))
+    (err,) = [e for e in report.errors if e.code == ErrorCode.UNDEFINED_TYPE]
+    assert err.span.column == problem.index("blck") + 1
+
+
+def test_plan_syntax_error_points_at_the_unclosed_paren() -> None:
+    from pypddlengine.syntax import parse_plan
+
+    err = _error(parse_plan, "(pick-up b)\n(stack b a\n(pick-up c)\n")
+    assert err.code == ErrorCode.UNBALANCED_PARENTHESES
+    assert (err.span.line, err.span.column) == (2, 1)
+    assert "3:1" in err.message  # where the parser noticed it
+    err = _error(parse_plan, "(pick-up b) (stack b a (pick-up c))\n")
+    assert (err.span.line, err.span.column) == (1, 13)
+
+
+def test_declared_unused_requirement_is_warned_with_its_place(p01: tuple[Path, Path], tmp_path: Path) -> None:
+    d, p = p01
+    text = d.read_text()
+    assert "(:requirements :strips :typing)" in text
+    dom = tmp_path / "dur.pddl"
+    dom.write_text(text.replace("(:requirements :strips :typing)", "(:requirements :strips :typing :durative-actions)"))
+    task = load_task(dom, p)
+    (w,) = [w for w in task.report.warnings if w.code == "UNUSED_REQUIREMENT"]
+    assert ":durative-actions" in w.message and w.span is not None
+    assert dom.read_text().splitlines()[w.span.line - 1][w.span.column - 1:].startswith(":durative-actions")
+    plan = tmp_path / "p.plan"
+    plan.write_text("(pick-up b)\n")
+    result = CliRunner().invoke(main, ["validate", str(dom), str(p), str(plan)])
+    assert "warning[UNUSED_REQUIREMENT]" in result.stderr
+    quiet = CliRunner().invoke(main, ["validate", "--quiet", str(dom), str(p), str(plan)])
+    assert "UNUSED_REQUIREMENT" not in quiet.stderr
+
+
+def test_mcp_validation_verdict_agrees_in_number() -> None:
+    from types import SimpleNamespace
+
+    from pypddlengine.mcp_server.server import _verdict
+
+    one = SimpleNamespace(valid=True, length=1, cost=1, failure=None, unsatisfied_goals=())
+    assert _verdict(one) == "valid plan: 1 step, cost 1"
+    bad = SimpleNamespace(valid=False, length=1, cost=1, failure=None, unsatisfied_goals=("(on a b)",))
+    assert _verdict(bad) == "invalid plan: the only step applies but 1 goal atom does not hold at the end"
+    assert "(s)" not in _verdict(SimpleNamespace(valid=False, length=3, cost=3, failure=None,
+                                                 unsatisfied_goals=("x", "y")))
