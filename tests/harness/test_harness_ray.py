@@ -26,7 +26,8 @@ pytestmark = [needs_ray, pytest.mark.slow]
 DIRECT = {"instance-1": "oracle", "instance-2": "prose", "instance-3": "second", "instance-4": "garbage_once",
           "instance-5": "bad_request"}
 AGENTIC = {"instance-1": "oracle", "instance-2": "malformed", "instance-3": "illegal_then_reset",
-           "instance-4": "history", "instance-5": "early_exit", "instance-6": "wrong_problem"}
+           "instance-4": "history", "instance-5": "early_exit", "instance-6": "wrong_problem",
+           "instance-7": "peek"}  # the per-run file allow-list holds on a Ray worker too
 
 
 class Swappable:
@@ -106,6 +107,8 @@ def test_ray_experiment_gives_the_records_of_the_local_executor(
     assert len({r["outcome"] for r in local.values()}) > 1  # not one kind of run only
     for key, record in local.items():
         assert comparable(remote[key]) == comparable(record), key
+        if behaviours.get(record["instance_id"]) == "peek":
+            assert remote[key]["agent"]["error_codes"] == {"FILE_ACCESS_DENIED": 1}
         assert _event_kinds(results["ray"], remote[key]) == _event_kinds(results["local"], record)
     replay = CliRunner().invoke(experiment, ["replay", str(results["ray"]),
                                              *[r["trace_file"] for r in remote.values()]])
