@@ -19,8 +19,9 @@ Each run's server reads only that run's domain and problem
 the model cannot open another task's files, such as the reference plans.
 
 Tool results are reduced to text for the model (the text content, or the
-structured content as JSON when there is no text), keeping ``is_error`` and
-the structured content for the harness. Transport failures and timeouts
+structured content as JSON when there is no text; for a tool error its first
+text block), keeping ``is_error`` and the structured content (for an error,
+``{"error": ...}`` from its JSON block) for the harness. Transport failures and timeouts
 become error results, so the model sees them and the run goes on.
 """
 
@@ -40,6 +41,7 @@ from typing import Any
 import anyio
 
 from ..mcp_server.names import PAPER_TOOLS
+from ..mcp_server.wire import read_error, text_blocks
 from .types import ToolSpec
 
 __all__ = ["PAPER_TOOLS", "ToolOutcome", "Toolbox", "ToolboxSettings", "error_code", "tool_specs_from_listing"]
@@ -127,8 +129,8 @@ _CODE = re.compile(r"^(?:ERROR: )?\[([A-Z][A-Z0-9_]*)\]")
 def error_code(outcome: ToolOutcome) -> str | None:
     """The stable code of a tool error (``FILE_ACCESS_DENIED``, ...), ``None``
     for a success or an error without one. The one place the harness reads
-    codes: from the structured ``{"error": {"code"}}`` when the server sends
-    it, else from the ``[CODE] message`` first line of the text."""
+    codes: from ``{"error": {"code"}}`` (read by :func:`result_text` from the
+    error's JSON block), else from the ``[CODE] message`` first line of the text."""
     if not outcome.is_error:
         return None
     error = (outcome.structured or {}).get("error")
@@ -139,6 +141,15 @@ def error_code(outcome: ToolOutcome) -> str | None:
 
 
 def result_text(result: Any) -> tuple[str, dict[str, Any] | None]:
+    """The text the model sees and the structured content the harness keeps.
+    A tool error carries no structured content on the wire (see
+    :mod:`pypddlengine.mcp_server.wire`): the model sees its first text block
+    (``[CODE] message; hint: ...``) and the harness keeps ``{"error": {...}}``
+    read from the JSON block."""
+    error = read_error(result)
+    if error is not None:
+        blocks = text_blocks(result)
+        return (blocks[0] if blocks else f"[{error['code']}] {error['message']}"), {"error": error}
     parts = []
     for block in getattr(result, "content", None) or []:
         text = getattr(block, "text", None)

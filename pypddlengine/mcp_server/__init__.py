@@ -18,8 +18,11 @@ Errors. A call that cannot be carried out (bad or missing argument, unknown
 session, a limit, PDDL that does not parse, an action that names no action
 of the task) returns a tool error (``is_error``) whose text starts with one
 line ``[CODE] message; hint: next step`` (PDDL errors add their caret
-snippet below it) and whose ``structured_content`` is ``{"error": {"code",
-"message", "hint", ...}}``. No traceback ever reaches the client and no error
+snippet below it), followed by a second text block with the same error as
+JSON (``{"error": {"code", "message", "hint", ...}}``); an error result
+carries no structured content, since every tool's output schema describes its
+successful answer (see :mod:`.wire`, whose :func:`read_error` reads either
+form). No traceback ever reaches the client and no error
 ends the session. An action that is well-formed but *not applicable* in the
 current state is not an error of the call but an answer of the simulator, so
 ``execute_single_action`` returns ``success: false`` with the reason (code

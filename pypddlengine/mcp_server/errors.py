@@ -1,12 +1,13 @@
-"""Tool errors: one line ``[CODE] message; hint: ...`` plus structured content, never a traceback."""
+"""Tool errors: one line ``[CODE] message; hint: ...`` and the error as JSON (see :mod:`.wire`), never a traceback."""
 
 
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
 from ..errors import ErrorCode, PDDLError
+from .wire import error_result
 
 # ----------------------------------------------------------------------------- errors
 
@@ -83,15 +84,24 @@ class ToolFailure(ToolError):
         head = f"[{self.code}] {self.message}; hint: {self.hint}"
         return f"{head}\n{self.snippet}" if self.snippet else head
 
-    def to_result(self, tool: str) -> CallToolResult:
+    def to_error(self, tool: str) -> dict[str, Any]:
+        """The error as JSON: code, message, hint, tool, and where known the
+        suggestions, the location (file, line, column) and other details."""
+        details = dict(self.details)
         error: dict[str, Any] = {"code": self.code, "message": self.message, "hint": self.hint, "tool": tool}
-        if self.details:
-            error["details"] = self.details
-        return CallToolResult(
-            content=[TextContent(type="text", text=self.text())],
-            structured_content={"error": error},
-            is_error=True,
-        )
+        suggestions = details.pop("suggestions", None)
+        if suggestions:
+            error["suggestions"] = list(suggestions)
+        location = {k: details.pop(k) for k in ("file", "line", "column") if k in details}
+        if location:
+            error["location"] = location
+        if details:
+            error["details"] = details
+        return error
+
+    def to_result(self, tool: str) -> CallToolResult:
+        """An ``isError`` result with no structured content (see :mod:`.wire`)."""
+        return error_result(self.text(), self.to_error(tool))
 
     @classmethod
     def from_pddl(cls, err: PDDLError, *, code: str | None = None) -> "ToolFailure":

@@ -57,7 +57,8 @@ def _reply(model: BaseModel) -> CallToolResult:
 
 class EngineServer(MCPServer):
     """An :class:`MCPServer` whose tool errors all follow one format:
-    ``[CODE] message; hint: ...`` plus ``{"error": {...}}`` structured content.
+    ``[CODE] message; hint: ...`` plus the error as JSON in a second text
+    block, and no structured content (see :mod:`.wire`).
 
     The SDK's own failures (arguments that fail the input schema, an unknown
     tool, an unexpected exception) are translated here, so a client never

@@ -17,6 +17,7 @@ from typing import Any
 from mcp import StdioServerParameters
 
 from pypddlengine.loading import open_session
+from pypddlengine.mcp_server.wire import read_error
 from pypddlengine.session import Session
 
 BW_IPC = Path("potassco-pddl-instances/ipc2000-blocks-strips-typed")
@@ -90,17 +91,25 @@ class Reply:
         return self.data["error"]["code"]
 
 
-def check_error_format(text: str, data: dict[str, Any]) -> str:
-    """Assert the one error format (first line ``[CODE] message; hint: ...``,
-    structured ``{"error": {...}}`` with the same code, no traceback) and
-    return the code."""
+def check_error_format(result: Any) -> str:
+    """Assert the one error format and return the code: ``isError`` with no
+    structured content (every tool's output schema describes its success), a
+    first text block ``[CODE] message; hint: ...`` and a second holding the
+    same error as JSON (:func:`read_error`), no traceback anywhere."""
+    assert result.is_error
+    assert result.structured_content is None, f"an error result carries structured content: {result}"
+    text = result.content[0].text
     first = text.splitlines()[0]
     match = ERROR_LINE.match(first)
     assert match, f"error line not in the '[CODE] message; hint: ...' format: {first!r}"
-    assert data["error"]["code"] == match["code"]
-    assert data["error"]["hint"] == match["hint"]
-    for marker in TRACEBACK_MARKERS:
-        assert marker not in text, f"{marker!r} leaked into a tool error: {text!r}"
+    error = read_error(result)
+    assert error is not None and len(result.content) == 2, result
+    assert error["code"] == match["code"]
+    assert error["hint"] == match["hint"]
+    assert error["message"] == match["message"]
+    for block in result.content:
+        for marker in TRACEBACK_MARKERS:
+            assert marker not in block.text, f"{marker!r} leaked into a tool error: {block.text!r}"
     return match["code"]
 
 
@@ -116,10 +125,10 @@ class Tools:
         result = await self.client.call_tool(name, arguments)
         self.calls += 1
         text = result.content[0].text if result.content else ""
-        reply = Reply(bool(result.is_error), text, dict(result.structured_content or {}))
-        if reply.is_error:
-            check_error_format(text, reply.data)
-        return reply
+        if result.is_error:
+            check_error_format(result)
+            return Reply(True, text, {"error": read_error(result)})
+        return Reply(False, text, dict(result.structured_content or {}))
 
     async def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
         reply = await self.call(name, **arguments)

@@ -122,8 +122,9 @@ async def test_pddl_errors_carry_line_column_and_snippet(tools: Tools) -> None:
     reply = await tools.error("initialise_session", domain=broken, problem=PROBLEM)
     line = next(i for i, text in enumerate(broken.splitlines(), 1) if "(holdin ?b)" in text)
     error = reply.data["error"]
-    assert error["details"]["line"] == line and error["details"]["column"] > 1
-    assert re.search(rf"<domain>:{line}:{error['details']['column']}: ", reply.text.splitlines()[0])
+    assert error["location"] == {"file": "<domain>", "line": line, "column": error["location"]["column"]}
+    assert error["location"]["column"] > 1
+    assert re.search(rf"<domain>:{line}:{error['location']['column']}: ", reply.text.splitlines()[0])
     assert "did you mean 'holding'?" in error["hint"]
     snippet = reply.text.splitlines()[1:]
     assert "(holdin ?b)" in snippet[0] and set(snippet[1].strip()) == {"^"}
@@ -207,7 +208,7 @@ def test_garbage_arguments_never_crash_the_server_or_lose_the_session() -> None:
             for marker in TRACEBACK_MARKERS:
                 assert marker not in text
             if result.is_error:
-                assert check_error_format(text, dict(result.structured_content or {})) != "INTERNAL_ERROR", text
+                assert check_error_format(result) != "INTERNAL_ERROR", text
             else:
                 assert json.loads(text) == result.structured_content
             await Tools(client).ok("query_current_state", session_id=sid)
