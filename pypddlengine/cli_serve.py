@@ -18,6 +18,7 @@ import contextlib
 import heapq
 import itertools
 import json
+import os
 import re
 import sys
 import time
@@ -59,6 +60,18 @@ checks that the two agree)."""
 @click.option("--allow-file", "allowed_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Read only this file (repeatable): any other path, bundled task or bundled name is refused "
                    "with FILE_ACCESS_DENIED. Experiments pass the run's domain and problem.")
+@click.option("--max-sessions-per-client", type=click.IntRange(1), default=None,
+              help="Live sessions of one client (token or MCP session) [default: 8 over HTTP, --max-sessions "
+                   "over stdio].")
+@click.option("--auth-token", "auth_tokens", multiple=True, envvar="PYPDDL_AUTH_TOKEN",
+              help="HTTP: require 'Authorization: Bearer <token>' (401 otherwise). Repeatable: each token is its "
+                   "own client, seeing only its own sessions. Env: PYPDDL_AUTH_TOKEN (tokens separated by spaces "
+                   "or commas).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="HTTP: a Host name clients may address besides loopback and the bound address (repeatable).")
+@click.option("--allowed-origin", "allowed_origins", multiple=True,
+              help="HTTP: a browser Origin to accept, e.g. https://app.example.org (repeatable); other origins "
+                   "get 403.")
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]), default="WARNING",
               show_default=True, help="Server log level (logs go to stderr).")
 def serve(
@@ -73,6 +86,10 @@ def serve(
     max_actions: int,
     allow_files: bool | None,
     allowed_files: tuple[str, ...],
+    max_sessions_per_client: int | None,
+    auth_tokens: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
+    allowed_origins: tuple[str, ...],
     log_level: str,
 ) -> None:
     """Run the MCP server: stdio by default, streamable HTTP with --http.
@@ -83,8 +100,14 @@ def serve(
       pypddl serve --http --port 8000       # http://127.0.0.1:8000/mcp
       pypddl serve --feedback heuristic     # h_FF distance after each step
       pypddl serve --allow-file bw/domain.pddl --allow-file bw/instance-7.pddl   # those two files only
+      PYPDDL_AUTH_TOKEN=s3cret pypddl serve --http --host 0.0.0.0 --allowed-host planner.lan
+
+    \b
+    Exit codes: 0 stopped (end of input on stdio, SIGTERM or Ctrl-C), 2 bad
+    options, 3 the address cannot be bound (port in use).
     """
-    from .mcp_server import LogLevel, run_server
+    from .mcp_server import LogLevel, ServeError, run_server
+    from .mcp_server.access import split_tokens
 
     options: dict[str, Any] = {
         "feedback": feedback,
@@ -98,14 +121,45 @@ def serve(
         options["allow_files"] = allow_files
     if allowed_files:
         options["allowed_files"] = tuple(allowed_files)
+    if max_sessions_per_client is not None:
+        options["max_sessions_per_client"] = max_sessions_per_client
+    tokens = tuple(t for given in auth_tokens for t in split_tokens(given))
+    if tokens and not use_http:
+        raise click.UsageError("--auth-token (PYPDDL_AUTH_TOKEN) applies to --http only; stdio has one client")
     if use_http:
-        click.echo(f"pypddl MCP server on http://{host}:{port}/mcp (Ctrl-C to stop)", err=True)
+        options["auth_tokens"] = tokens
         if host not in ("127.0.0.1", "localhost", "::1"):
-            click.echo(f"warning: {host} is not loopback and the server has no authentication: anyone who can "
-                       "reach this port can open sessions", err=True)
-    with contextlib.suppress(KeyboardInterrupt):
+            click.echo(f"warning: binding {host}, not loopback: anyone who can reach this port can "
+                       + ("call the server with a token" if tokens else "open sessions (no --auth-token given)")
+                       + "; Host and Origin headers are still checked", err=True)
+
+    def ready(url: str) -> None:
+        click.echo(f"pypddl MCP server on {url} ({'bearer token required, ' if tokens else ''}SIGTERM or "
+                   "Ctrl-C to stop)", err=True)
+
+    if not use_http:
+        click.echo("pypddl MCP server on stdio: waiting for an MCP client on stdin (this command is meant to be "
+                   "started by the client; Ctrl-C to stop)", err=True)
+    code = 0
+    try:
         run_server("streamable-http" if use_http else "stdio", host=host, port=port,
-                   log_level=cast(LogLevel, log_level), **options)
+                   log_level=cast(LogLevel, log_level), allowed_hosts=allowed_hosts,
+                   allowed_origins=allowed_origins, on_ready=ready, **options)
+    except ServeError as err:
+        click.echo(f"error: {err}", err=True)
+        code = err.exit_code
+    except KeyboardInterrupt:
+        pass
+    _exit_now(code)
+
+
+def _exit_now(code: int) -> None:
+    """Exit at once, even if a worker thread (a grounding nobody waits for any
+    more) is still running: the client has gone or a signal asked us to stop."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
 
 
 # ----------------------------------------------------------------------------- the scripted agent

@@ -45,7 +45,7 @@ slow call never stalls the other clients of an HTTP server.
 
 from .errors import ERROR_CODES, ToolFailure
 from .names import PAPER_TOOLS
-from .server import EngineServer, LogLevel, build_server, run_server
+from .server import EngineServer, LogLevel, ServeError, build_server, run_server
 from .store import ServerOptions, SessionStore
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "PAPER_TOOLS",
     "EngineServer",
     "LogLevel",
+    "ServeError",
     "ServerOptions",
     "SessionStore",
     "ToolFailure",

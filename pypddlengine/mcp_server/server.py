@@ -26,6 +26,16 @@ from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
 from ..task import natural_key
 from . import models as m
+from .access import (
+    GuardSettings,
+    HttpGuard,
+    SessionPage,
+    allowed_host_names,
+    bind_caller,
+    current_caller,
+    identify,
+    unbind_caller,
+)
 from .errors import (
     ACTION_REFERENCE_CODES,
     INTERNAL_ERROR,
@@ -43,6 +53,10 @@ from .render import View, for_level, number_or_none, reference_failure
 from .store import ServerOptions, SessionEntry, SessionStore
 
 log = logging.getLogger("pypddlengine.mcp")
+
+THREADED_ACTIONS = 5_000
+"""A session of more ground actions runs every call in a worker thread (its
+applicable-action queries grow with the task), like a heuristic one."""
 
 # ----------------------------------------------------------------------------- the server
 
@@ -74,6 +88,8 @@ class EngineServer(MCPServer):
         self.tool_parameters[fn.__name__] = tuple(inspect.signature(fn).parameters)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        store: SessionStore = self.store  # type: ignore[attr-defined]
+        bound = bind_caller(identify(context, store.options.auth_tokens, store.release_connection))
         try:
             return await super().call_tool(name, arguments, context)
         except MCPError:
@@ -85,6 +101,8 @@ class EngineServer(MCPServer):
             else:
                 log.info("tool %r: %s", name, failure.text().splitlines()[0])
             return failure.to_result(name)
+        finally:
+            unbind_caller(bound)
 
 
 def _translate(server: "EngineServer", name: str, arguments: dict[str, Any], exc: ToolError) -> ToolFailure:
@@ -182,7 +200,7 @@ def build_server(
     server.store = store  # type: ignore[attr-defined]  # for tests and embedding applications
 
     def entry_of(session_id: str) -> SessionEntry:
-        return store.get(session_id)
+        return store.get(session_id, current_caller().owner)
 
     # ------------------------------------------------------------------ initialise
 
@@ -208,18 +226,19 @@ def build_server(
         The reply summarises objects by type, the action schemas, the goal and the static facts."""
         spec = resolve_task_input(opts, task, domain, problem)
         level = FeedbackLevel.parse(feedback or opts.feedback)
-        store.reserve()
+        caller = current_caller()
+        store.reserve(caller.owner)
         try:
 
-            def work() -> Session:
+            def work() -> tuple[Session, Any]:
                 with store.ground_slot():
-                    return build_session(opts, spec, level)
+                    built = build_session(opts, spec, level)
+                    return built, built.goal_status()
 
             try:
-                session = await anyio.to_thread.run_sync(work)
+                session, status = await anyio.to_thread.run_sync(work)
             except PDDLError as err:
                 raise ToolFailure.from_pddl(err) from None
-            status = session.goal_status()
             entry = SessionEntry(
                 session_id=store.new_id(),
                 session=session,
@@ -230,7 +249,9 @@ def build_server(
                 rendering=rendering or opts.rendering,
                 max_steps=min(max_steps or opts.max_steps, opts.max_steps),
                 last_used=store.clock(),
-                threaded=level >= FeedbackLevel.HEURISTIC,
+                threaded=level >= FeedbackLevel.HEURISTIC or len(session.task.actions) > THREADED_ACTIONS,
+                owner=caller.owner,
+                connection=caller.connection,
                 tool_calls=1,
                 goal_pos=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if not g.startswith("(not ")),
                 goal_neg=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if g.startswith("(not ")),
@@ -260,11 +281,11 @@ def build_server(
                     next="call query_current_state and query_applicable_actions, then execute_single_action",
                 )
 
-            result = await store.run(entry, summary)
+            result = await store.run(entry, summary, thread=True)
             store.add(entry)
             return _reply(for_level(level, result))
         finally:
-            store.release()
+            store.release(caller.owner)
 
     # ------------------------------------------------------------------ queries
 
@@ -523,7 +544,7 @@ def build_server(
     @_tool(server, _writes(destructive=True, idempotent=False))
     async def close_session(session_id: SessionId) -> Annotated[CallToolResult, m.CloseOutcome]:
         """Close a session and free its memory; the reply has its final counters."""
-        entry = store.close(session_id)
+        entry = store.close(session_id, current_caller().owner)
 
         def work() -> m.CloseOutcome:
             return m.CloseOutcome(
@@ -537,26 +558,35 @@ def build_server(
         return _reply(await store.run(entry, work))
 
     @_tool(server, READ_ONLY)
-    async def list_sessions() -> Annotated[CallToolResult, m.SessionList]:
-        """The live sessions of this server, with their task, step and counters."""
+    async def list_sessions(
+        cursor: Annotated[str | None, Field(
+            max_length=128, description="next_cursor of the previous page; omit for the first page")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="sessions per page")] = 50,
+    ) -> Annotated[CallToolResult, SessionPage]:
+        """Your live sessions (only those this client opened), a page at a time, with their task, step and
+        counters."""
         now = store.clock()
-        infos = []
-        for e in store.entries():
-            shown = e.session_id if opts.reveal_session_ids else e.session_id[:6] + "..."
-            infos.append(
-                m.SessionInfo(
-                    session_id=shown,
-                    label=e.label,
-                    domain=e.domain,
-                    problem=e.problem,
-                    step=len(e.session.history),
-                    goal_reached=e.session.is_goal(),
-                    idle_s=round(max(0.0, now - e.last_used), 1),
-                    counters=e.counters(),
-                )
+        owner = current_caller().owner
+        redact = not opts.reveal_session_ids and owner is None
+        chosen, total, following = store.page(owner, cursor, limit, by_id=not redact)
+        infos = [
+            m.SessionInfo(
+                session_id=e.session_id[:6] + "..." if redact else e.session_id,
+                label=e.label,
+                domain=e.domain,
+                problem=e.problem,
+                step=len(e.session.history),
+                goal_reached=e.session.is_goal(),
+                idle_s=round(max(0.0, now - e.last_used), 1),
+                counters=e.counters(),
             )
-        return _reply(m.SessionList(sessions=infos, live=len(infos), max_sessions=opts.max_sessions,
-                                    ids_redacted=not opts.reveal_session_ids))
+            for e in chosen
+        ]
+        return _reply(SessionPage(
+            sessions=infos, live=total, max_sessions=opts.max_sessions, ids_redacted=redact,
+            next_cursor=following,
+            per_client_limit=store.per_client_limit,
+        ))
 
     @_tool(server, READ_ONLY)
     async def list_bundled_tasks() -> Annotated[CallToolResult, m.BundledTasks]:
@@ -634,14 +664,31 @@ def _reader(path: Path) -> Callable[[], str]:
 # ----------------------------------------------------------------------------- running
 
 
+SHUTDOWN_GRACE_S = 4.0
+"""After a SIGTERM the HTTP server process is gone within this many seconds, whatever its threads are doing."""
+
+
+class ServeError(Exception):
+    """The server could not start (its address is taken or not ours to bind); ``exit_code`` is 3."""
+
+    exit_code = 3
+
+
 def run_server(
     transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, *, log_level: LogLevel = "WARNING",
-    **options: Any,
+    allowed_hosts: tuple[str, ...] = (), allowed_origins: tuple[str, ...] = (),
+    on_ready: Callable[[str], None] | None = None, **options: Any,
 ) -> None:
-    """Serve until interrupted: ``stdio`` (default) or ``streamable-http``
-    (alias ``http``) on ``host:port`` at path ``/mcp``. ``options`` are
-    :class:`ServerOptions` fields; over HTTP ``allow_files`` and
-    ``reveal_session_ids`` default to off, since any client may connect."""
+    """Serve until the client goes (stdio: end of input) or a SIGTERM/SIGINT:
+    ``stdio`` (default) or ``streamable-http`` (alias ``http``) on ``host:port``
+    at path ``/mcp``. ``options`` are :class:`ServerOptions` fields; over HTTP
+    ``allow_files`` and ``reveal_session_ids`` default to off and
+    ``max_sessions_per_client`` to 8, since any client may connect.
+
+    Over HTTP every request passes :class:`.access.HttpGuard` (Host and Origin
+    against ``allowed_hosts``/``allowed_origins`` plus loopback and the bound
+    address; the bearer tokens of ``auth_tokens``). A port that cannot be bound
+    raises :class:`ServeError`. ``on_ready`` gets the URL once it listens."""
     if transport == "http":
         transport = "streamable-http"
     if transport not in ("stdio", "streamable-http"):
@@ -649,8 +696,62 @@ def run_server(
     if transport == "streamable-http":
         options.setdefault("allow_files", False)
         options.setdefault("reveal_session_ids", False)
+        options.setdefault("max_sessions_per_client", 8)
     server = build_server(log_level=log_level, **options)
     if transport == "stdio":
         server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
+        return
+    _serve_http(server, host, port, log_level, allowed_hosts, allowed_origins, on_ready)
+
+
+def _serve_http(server: EngineServer, host: str, port: int, log_level: str, allowed_hosts: tuple[str, ...],
+                allowed_origins: tuple[str, ...], on_ready: Callable[[str], None] | None) -> None:
+    import errno
+    import os
+    import socket
+    import threading
+
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    store: SessionStore = server.store  # type: ignore[attr-defined]
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp", host=host,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),  # HttpGuard checks
+    )
+    settings = GuardSettings(
+        hosts=allowed_host_names(host, allowed_hosts),
+        origins=frozenset(o.strip().lower().rstrip("/") for o in allowed_origins),
+        tokens=store.options.auth_tokens,
+    )
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as err:
+        sock.close()
+        busy = err.errno == errno.EADDRINUSE
+        raise ServeError(f"cannot listen on {host}:{port}: " + ("the port is in use" if busy else str(err))) from None
+    sock.set_inheritable(True)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            """One SIGTERM or SIGINT stops the server: open streams get 2 s, and
+            if a worker thread (a grounding) still holds the process 4 s later it
+            exits anyway. The signal is not raised again afterwards (exit 0)."""
+            self.force_exit = self.should_exit  # a second signal: stop waiting at once
+            self.should_exit = True
+            if not self.force_exit:
+                watchdog = threading.Timer(SHUTDOWN_GRACE_S, os._exit, (0,))
+                watchdog.daemon = True
+                watchdog.start()
+
+    config = uvicorn.Config(HttpGuard(app, settings), log_level=log_level.lower(), timeout_graceful_shutdown=2,
+                            lifespan="on", access_log=False)
+    uv = Server(config)
+    if on_ready is not None:
+        bound = sock.getsockname()
+        on_ready(f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/mcp")
+    uv.run(sockets=[sock])

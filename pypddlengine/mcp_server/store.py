@@ -1,6 +1,7 @@
 """Server options (limits) and the thread-safe store of simulation sessions."""
 
 
+import bisect
 import secrets
 import threading
 import time
@@ -28,6 +29,11 @@ class ServerOptions:
 
     max_sessions: int = 32
     """Live sessions at once (``SESSION_LIMIT``)."""
+    max_sessions_per_client: int | None = None
+    """Live sessions of one principal (see :mod:`.access`; ``SESSION_LIMIT``); ``None``: ``max_sessions``.
+    Over HTTP it defaults to 8, so that one client cannot lock the others out."""
+    auth_tokens: tuple[str, ...] = ()
+    """Bearer tokens of an HTTP server (each its own principal); a direct call carries none."""
     max_steps: int = 10_000
     """``execute_single_action`` attempts per session, successful or not (``STEP_LIMIT``)."""
     idle_timeout: float = 3600.0
@@ -96,6 +102,10 @@ class SessionEntry:
     max_steps: int
     last_used: float
     threaded: bool
+    owner: str | None = None
+    """The principal that opened it (:class:`.access.Caller`); no other principal can see it."""
+    connection: str | None = None
+    """The transport session it was opened on; released when that ends."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     tool_calls: int = 0
     steps_executed: int = 0
@@ -132,8 +142,9 @@ class SessionStore:
         self.options = options
         self.clock = clock
         self._sessions: dict[str, SessionEntry] = {}
-        self._gone: OrderedDict[str, str] = OrderedDict()  # recently closed/expired id -> code
+        self._gone: OrderedDict[str, tuple[str, str | None]] = OrderedDict()  # closed/expired id -> code, owner
         self._pending = 0
+        self._pending_by: dict[str | None, int] = {}
         self._last_sweep = clock()
         self._lock = threading.Lock()
         self._grounding = threading.BoundedSemaphore(options.max_concurrent_initialise)
@@ -144,19 +155,35 @@ class SessionStore:
         with self._lock:
             return len(self._sessions)
 
-    def reserve(self) -> None:
-        """Claim a slot for a session about to be built (``SESSION_LIMIT``)."""
+    @property
+    def per_client_limit(self) -> int:
+        return min(self.options.max_sessions_per_client or self.options.max_sessions, self.options.max_sessions)
+
+    def reserve(self, owner: str | None = None) -> None:
+        """Claim a slot for a session about to be built by ``owner`` (``SESSION_LIMIT``:
+        the server's cap, or the owner's quota)."""
         with self._lock:
             self._sweep_locked()
             if len(self._sessions) + self._pending >= self.options.max_sessions:
                 raise ToolFailure(
                     SESSION_LIMIT, f"the server already holds its maximum of {self.options.max_sessions} sessions"
                 )
+            mine = self._pending_by.get(owner, 0) + sum(1 for e in self._sessions.values() if e.owner == owner)
+            if mine >= self.per_client_limit:
+                raise ToolFailure(
+                    SESSION_LIMIT, f"this client already holds its maximum of {self.per_client_limit} sessions"
+                )
             self._pending += 1
+            self._pending_by[owner] = self._pending_by.get(owner, 0) + 1
 
-    def release(self) -> None:
+    def release(self, owner: str | None = None) -> None:
         with self._lock:
             self._pending -= 1
+            left = self._pending_by.get(owner, 0) - 1
+            if left > 0:
+                self._pending_by[owner] = left
+            else:
+                self._pending_by.pop(owner, None)
 
     def add(self, entry: SessionEntry) -> None:
         """Register a built session (its slot was reserved)."""
@@ -171,45 +198,81 @@ class SessionStore:
             self._sessions[entry.session_id] = entry
 
     def new_id(self) -> str:
-        """96 random bits as 24 hex digits (unguessable, easy to copy)."""
+        """128 random bits, URL-safe base64 (22 characters)."""
         with self._lock:
             while True:
-                sid = secrets.token_hex(12)
+                sid = secrets.token_urlsafe(16)
                 if sid not in self._sessions and sid not in self._gone:
                     return sid
 
-    def get(self, session_id: str) -> SessionEntry:
+    def get(self, session_id: str, owner: str | None = None) -> SessionEntry:
+        """The live session ``session_id`` of ``owner``; another owner's session is
+        ``UNKNOWN_SESSION``, like an id that never existed."""
         sid = session_id.strip().strip("'\"` ")
         now = self.clock()
         with self._lock:
             if now - self._last_sweep > 10.0:  # free idle sessions even if nobody lists or opens any
                 self._sweep_locked()
             entry = self._sessions.get(sid)
+            if entry is not None and entry.owner != owner:
+                raise self._missing(sid, owner)
             if entry is not None and now - entry.last_used > self.options.idle_timeout:
                 self._forget_locked(sid, SESSION_EXPIRED)
                 entry = None
             if entry is None:
-                raise self._missing(sid)
+                raise self._missing(sid, owner)
             entry.last_used = now
             entry.tool_calls += 1
             return entry
 
-    def close(self, session_id: str) -> SessionEntry:
-        entry = self.get(session_id)
+    def close(self, session_id: str, owner: str | None = None) -> SessionEntry:
+        entry = self.get(session_id, owner)
         with self._lock:
             self._forget_locked(entry.session_id, SESSION_CLOSED)
         return entry
 
+    def release_connection(self, connection: str) -> int:
+        """Close every session opened on a transport session that has ended; how many."""
+        with self._lock:
+            gone = [sid for sid, e in self._sessions.items() if e.connection == connection]
+            for sid in gone:
+                self._forget_locked(sid, SESSION_CLOSED)
+            return len(gone)
+
+    def page(self, owner: str | None, cursor: str | None, limit: int, *, by_id: bool = True
+             ) -> tuple[list[SessionEntry], int, str | None]:
+        """A page of ``owner``'s sessions (sorted by id), their total and the cursor
+        of the next page (``None`` on the last). A cursor is the last id shown
+        (``by_id``) or ``#<position>`` where ids must not be shown."""
+        with self._lock:
+            self._sweep_locked()
+            mine = sorted(sid for sid, e in self._sessions.items() if e.owner == owner)
+            if not cursor:
+                start = 0
+            elif cursor.startswith("#") and cursor[1:].isdigit():
+                start = int(cursor[1:])
+            else:
+                start = bisect.bisect_right(mine, cursor)
+            chosen = [self._sessions[sid] for sid in mine[start: start + limit]]
+            end = start + len(chosen)
+            following = None
+            if end < len(mine):
+                following = chosen[-1].session_id if by_id and chosen else f"#{end}"
+            return chosen, len(mine), following
+
     def entries(self) -> list[SessionEntry]:
+        """Every live session (for tests and embedding applications)."""
         with self._lock:
             self._sweep_locked()
             return sorted(self._sessions.values(), key=lambda e: e.session_id)
 
     # -------------------------------------------------------------- helpers
 
-    def _missing(self, sid: str) -> ToolFailure:
+    def _missing(self, sid: str, owner: str | None) -> ToolFailure:
         shown = clip(sid, 32)
-        code = self._gone.get(sid)
+        code, was_owner = self._gone.get(sid, (None, None))
+        if was_owner != owner:
+            code = None
         if code == SESSION_EXPIRED:
             idle = self.options.idle_timeout
             return ToolFailure(code, f"session '{shown}' expired after {idle:g} s without a call")
@@ -218,8 +281,8 @@ class SessionStore:
         return ToolFailure(UNKNOWN_SESSION, f"no session '{shown}'")
 
     def _forget_locked(self, sid: str, code: str) -> None:
-        self._sessions.pop(sid, None)
-        self._gone[sid] = code
+        entry = self._sessions.pop(sid, None)
+        self._gone[sid] = (code, entry.owner if entry is not None else None)
         while len(self._gone) > 4096:
             self._gone.popitem(last=False)
 
@@ -231,17 +294,18 @@ class SessionStore:
 
     # -------------------------------------------------------------- running session code
 
-    async def run(self, entry: SessionEntry, fn: Callable[[], T]) -> T:
+    async def run(self, entry: SessionEntry, fn: Callable[[], T], *, thread: bool = False) -> T:
         """Run ``fn`` under the session's lock: on the event loop for cheap
         sessions, in a worker thread for sessions whose calls may be slow
         (a session is one or the other for life, so a lock held by a worker
-        thread never blocks the event loop)."""
+        thread never blocks the event loop) and whenever ``thread`` is set
+        (work that grows with the task, on a session nobody else holds yet)."""
 
         def locked() -> T:
             with entry.lock:
                 return fn()
 
-        if entry.threaded:
+        if entry.threaded or thread:
             return await anyio.to_thread.run_sync(locked)
         return locked()
 

@@ -4,6 +4,7 @@ state flattening, and the corpus paths (read in place, never copied)."""
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import socket
 import subprocess
@@ -171,6 +172,18 @@ def stdio_params(*extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=serve_command(*extra)[1:])
 
 
+def token_client(url: str, token: str | None = None, **headers: str) -> Any:
+    """An MCP client transport to ``url`` sending ``Authorization: Bearer <token>``
+    (and ``headers``); pass it to ``mcp.Client``."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    sent = {k.replace("_", "-"): v for k, v in headers.items()}
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=sent, timeout=60))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -178,24 +191,29 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(*extra: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]
-    """``pypddl serve --http`` on a free loopback port; yields the MCP URL."""
+def http_server(*extra: str, timeout: float = 30.0, host: str = "127.0.0.1",
+                env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    """``pypddl serve --http`` on a free port of ``host`` (loopback by default;
+    ``env`` adds environment variables); yields the MCP URL."""
     port = free_port()
-    proc = subprocess.Popen(serve_command("--http", "--port", str(port), *extra),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    bind = ("--host", host) if host != "127.0.0.1" else ()
+    proc = subprocess.Popen(serve_command("--http", "--port", str(port), *bind, *extra),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, **env} if env else None)
+    reach = "127.0.0.1" if host in ("0.0.0.0", "127.0.0.1") else host
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                with socket.create_connection((reach, port), timeout=0.2):
                     break
             except OSError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://{reach}:{port}/mcp"
     finally:
         proc.terminate()
         try:

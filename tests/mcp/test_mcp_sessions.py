@@ -90,7 +90,7 @@ async def test_one_client_interleaving_two_sessions(tools: Tools) -> None:
 async def test_session_ids_are_unguessable_and_listed(tools: Tools) -> None:
     ids = [(await tools.ok("initialise_session", task="blocksworld/p01", label=f"run {i}"))["session_id"]
            for i in range(12)]
-    assert len(set(ids)) == 12 and all(re.fullmatch(r"[0-9a-f]{24}", s) for s in ids)  # 96 random bits each
+    assert len(set(ids)) == 12 and all(re.fullmatch(r"[A-Za-z0-9_-]{22}", s) for s in ids)  # 128 random bits each
     listing = await tools.ok("list_sessions")
     assert listing["live"] == 12 and not listing["ids_redacted"]
     assert sorted(s["session_id"] for s in listing["sessions"]) == sorted(ids)

@@ -1,0 +1,147 @@
+"""The server's life: one SIGTERM ends an HTTP server within 5 s (an open
+client stream and a grounding in flight notwithstanding), end of input ends
+a stdio server, a busy port exits 3, stdio says on stderr that it waits for
+a client, and an MCP session that ends takes its engine sessions with it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+import subprocess
+import time
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_support import BW3, Tools, free_port, http_server, serve_command, token_client
+
+pytestmark = pytest.mark.anyio
+
+# Many ground actions and little else: grounding it takes a while (or a limit refuses it), either way the
+# server must still stop at once.
+HEAVY_DOMAIN = """(define (domain heavy) (:requirements :strips :negative-preconditions)
+  (:predicates (p ?x) (q ?x))
+  (:action a :parameters (?x1 ?x2 ?x3 ?x4 ?x5 ?x6) :precondition (not (p ?x1)) :effect (q ?x2)))"""
+HEAVY_PROBLEM = "(define (problem h) (:domain heavy) (:objects {}) (:init) (:goal (q o1)))".format(
+    " ".join(f"o{i}" for i in range(40)))
+
+
+def rpc(proc: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+
+
+def handshake(proc: subprocess.Popen[bytes]) -> None:
+    rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    assert proc.stdout is not None
+    assert b'"result"' in proc.stdout.readline()
+    rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def test_stdio_server_says_it_waits_and_exits_on_end_of_input_mid_grounding() -> None:
+    proc = subprocess.Popen(serve_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        handshake(proc)
+        rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "initialise_session", "arguments": {"domain": HEAVY_DOMAIN, "problem": HEAVY_PROBLEM}}})
+        time.sleep(1.0)  # the grounding is under way (or already refused)
+        assert proc.stdin is not None
+        proc.stdin.close()
+        started = time.monotonic()
+        code = proc.wait(timeout=10)
+        assert time.monotonic() - started < 5 and code == 0
+        assert proc.stderr is not None
+        assert b"waiting for an MCP client" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+async def sigterm_with_a_client_attached(url: str, proc: subprocess.Popen[bytes]) -> float:
+    """Open a handshake session (its SSE stream stays open), start a heavy
+    initialise, send one SIGTERM; seconds until the process is gone. The
+    client's own errors once the server has gone are beside the point."""
+    elapsed = float("inf")
+    with contextlib.suppress(Exception):
+        async with Client(url, mode="legacy") as client:
+            await Tools(client).ok("initialise_session", **BW3)
+            async with anyio.create_task_group() as tg:
+                async def heavy() -> None:
+                    with contextlib.suppress(Exception), anyio.move_on_after(8):
+                        await client.call_tool("initialise_session", {"domain": HEAVY_DOMAIN,
+                                                                      "problem": HEAVY_PROBLEM})
+                tg.start_soon(heavy)
+                await anyio.sleep(1.0)
+                proc.send_signal(signal.SIGTERM)  # once
+                started = time.monotonic()
+                while proc.poll() is None and time.monotonic() - started < 10:
+                    await anyio.sleep(0.05)
+                elapsed = time.monotonic() - started
+                tg.cancel_scope.cancel()
+    return elapsed
+
+
+async def test_one_sigterm_stops_the_http_server_within_5_s() -> None:
+    port = free_port()
+    proc = subprocess.Popen(serve_command("--http", "--port", str(port)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
+        stopped_in = await sigterm_with_a_client_attached(url, proc)
+        assert proc.returncode == 0, proc.returncode
+        assert stopped_in < 5, stopped_in
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def test_busy_port_exits_3_with_a_message() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        run = subprocess.run(serve_command("--http", "--port", str(port)), capture_output=True, timeout=60)
+    assert run.returncode == 3
+    assert b"in use" in run.stderr
+
+
+def test_auth_token_is_refused_for_stdio() -> None:
+    run = subprocess.run(serve_command("--auth-token", "x"), capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2 and b"--http only" in run.stderr
+
+
+async def test_ending_an_http_mcp_session_releases_its_engine_sessions() -> None:
+    with http_server("--auth-token", "tok") as url:
+        async with Client(token_client(url, "tok"), mode="legacy") as legacy:  # Mcp-Session-Id, DELETE on exit
+            sid = (await Tools(legacy).ok("initialise_session", **BW3))["session_id"]
+        async with Client(token_client(url, "tok")) as later:  # same principal, a new connection
+            tools = Tools(later)
+            assert (await tools.error("query_current_state", session_id=sid)).code == "SESSION_CLOSED"
+            assert (await tools.ok("list_sessions"))["live"] == 0
+
+
+async def test_one_client_cannot_fill_an_http_server() -> None:
+    with http_server("--max-sessions", "32") as url:
+        async with Client(url, mode="legacy") as greedy:
+            tools = Tools(greedy)
+            replies = [await tools.call("initialise_session", **BW3) for _ in range(31)]
+            codes = [r.code if r.is_error else "OK" for r in replies]
+        assert codes.count("OK") == 8 and set(codes[8:]) == {"SESSION_LIMIT"}
+        async with Client(url, mode="legacy") as other:
+            await Tools(other).ok("initialise_session", **BW3)
