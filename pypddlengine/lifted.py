@@ -443,4 +443,11 @@ def _effect_literals(eff: Effect | None, *, with_numeric: bool = False) -> list[
 def compile_task(domain: Domain, problem: Problem) -> LiftedTask:
     """Check ``domain`` and ``problem`` (raising the first error) and compile them."""
     report = ensure_valid(domain, problem)
+    adl = sorted(report.features - {"typing", "negative-preconditions", "equality", "action-costs"})
+    if adl:  # checked and parsed, not yet simulated (the grounding stage comes next)
+        from .errors import UnsupportedRequirementError
+        from .features import describe_feature
+
+        raise UnsupportedRequirementError(f"not simulated yet: {describe_feature(adl[0])}",
+                                          details={"feature": adl[0]})
     return LiftedTask(domain, problem, report)
