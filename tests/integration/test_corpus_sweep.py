@@ -46,11 +46,7 @@ def _sweep(entry: dict, domain_path: Path, problem_path: Path) -> None:
     except PDDLError as err:  # pragma: no cover - shows the message on failure
         pytest.fail(err.render())
     assert supported(entry), f"unsupported features {sorted(features)} accepted"
-    try:
-        lifted = compile_task(domain, problem)
-    except UnsupportedRequirementError as err:  # stage 1 of issue 11: checked, grounded in the next commit
-        pytest.xfail(str(err))
-    task = ground(lifted, GroundingOptions(max_actions=2_000_000))
+    task = ground(compile_task(domain, problem), GroundingOptions(max_actions=2_000_000))
     assert task.stats.actions > 0
     assert all(task.reachable[i] for i in task.init)
     # printing and parsing again gives the same model
