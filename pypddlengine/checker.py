@@ -41,6 +41,7 @@ from .model import (
     Compare,
     Condition,
     Delete,
+    DerivedDecl,
     Domain,
     Effect,
     EffectAnd,
@@ -74,7 +75,6 @@ _SINGLE_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates
 _SINGLE_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
 _UNSUPPORTED_SECTIONS = {
     ":durative-action": "durative-actions",
-    ":derived": "derived-predicates",
     ":constraints": "constraints",
     ":process": "processes-and-events",
     ":event": "processes-and-events",
@@ -147,6 +147,7 @@ class _Checker:
         self.objects: dict[str, tuple[str, ...]] = {}
         self.action_costs = False
         self._untyped_warned = False
+        self.derived: set[str] = {a.predicate for a in domain.axioms}
 
     # ------------------------------------------------------------------ reporting
 
@@ -187,6 +188,8 @@ class _Checker:
             if func.result not in ("number", "int", "float"):
                 self.feature("object-fluents", func.span)
             self.functions[func.name] = tuple(p.types for p in func.parameters)
+        for axiom in d.axioms:
+            self._axiom(axiom)
         seen: set[str] = set()
         for action in d.actions:
             if action.name in seen:
@@ -292,6 +295,22 @@ class _Checker:
         if action.effect is not None:
             self._effect(action.effect, scope)
 
+    def _axiom(self, axiom: DerivedDecl) -> None:
+        self.feature("derived-predicates", axiom.span)
+        name = axiom.display or axiom.predicate
+        self._parameters(axiom.parameters, f"derived predicate '{name}'")
+        declared = self.predicates.get(axiom.predicate)
+        if declared is None:
+            self.error(PDDLSemanticError, ErrorCode.UNDEFINED_PREDICATE,
+                       f"the derived predicate '{name}' is not declared in :predicates", axiom.span,
+                       hint="declare it in :predicates like any other predicate")
+        elif len(declared) != len(axiom.parameters):
+            self.error(PDDLSemanticError, ErrorCode.ARITY_MISMATCH,
+                       f"the predicate '{name}' takes {len(declared)} argument(s), "
+                       f"but its :derived head has {len(axiom.parameters)}", axiom.span)
+        scope = {p.name: p.types for p in axiom.parameters}
+        self._condition(axiom.body, scope, "body of a derived predicate", lifted=True)
+
     def _condition(self, cond: Condition, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:
         match cond:
             case Atom():
@@ -335,6 +354,11 @@ class _Checker:
     def _effect(self, eff: Effect, scope: dict[str, tuple[str, ...]]) -> None:
         match eff:
             case Add(atom=atom) | Delete(atom=atom):
+                if atom.predicate in self.derived:
+                    self.error(PDDLSemanticError, ErrorCode.INVALID_EFFECT,
+                               f"the derived predicate '{atom.predicate}' cannot be changed by an effect", atom.span,
+                               hint="derived predicates are computed by their :derived rules after every step")
+                    return
                 self._atom(atom, scope, "effect", lifted=True)
             case EffectAnd(parts=parts):
                 for part in parts:
@@ -481,6 +505,10 @@ class _Checker:
         negatives = 0
         for fact in p.init:
             match fact:
+                case Atom(predicate=name) if name in self.derived:
+                    self.error(PDDLSemanticError, ErrorCode.INVALID_EFFECT,
+                               f"the derived predicate '{name}' cannot be set in :init", fact.span,
+                               hint="derived predicates are computed by their :derived rules")
                 case Atom():
                     self._atom(fact, {}, ":init", lifted=False)
                 case NumericFact(target=target):
@@ -521,8 +549,8 @@ class _Checker:
                     f"unsupported PDDL feature: {describe_feature(name)}",
                     span=span,
                     source=source,
-                    hint="pypddlengine supports STRIPS with typing, negative preconditions, "
-                    "equality and action costs",
+                    hint="pypddlengine supports STRIPS and ADL (typing, negative and disjunctive conditions, "
+                    "quantifiers, equality, conditional effects), derived predicates and action costs",
                     details={"feature": name, "requirement": FEATURE_INFO.get(name, ("", ""))[0]},
                 )
             )

@@ -59,7 +59,20 @@ KNOWN_REQUIREMENTS = frozenset(
 )
 
 SUPPORTED_REQUIREMENTS = frozenset(
-    {":strips", ":typing", ":negative-preconditions", ":equality", ":action-costs"}
+    {
+        ":strips",
+        ":typing",
+        ":negative-preconditions",
+        ":equality",
+        ":action-costs",
+        ":disjunctive-preconditions",
+        ":existential-preconditions",
+        ":universal-preconditions",
+        ":quantified-preconditions",
+        ":conditional-effects",
+        ":adl",
+        ":derived-predicates",
+    }
 )
 
 # feature -> (requirement that names it, words for messages)
@@ -89,7 +102,20 @@ FEATURE_INFO: dict[str, tuple[str, str]] = {
     "processes-and-events": (":time", "processes and events (PDDL+)"),
 }
 
-SUPPORTED_FEATURES = frozenset({"typing", "negative-preconditions", "equality", "action-costs"})
+SUPPORTED_FEATURES = frozenset(
+    {
+        "typing",
+        "negative-preconditions",
+        "equality",
+        "action-costs",
+        "disjunctive-preconditions",
+        "existential-preconditions",
+        "universal-preconditions",
+        "conditional-effects",
+        "universal-effects",
+        "derived-predicates",
+    }
+)
 
 
 def describe_feature(feature: str) -> str:

@@ -43,7 +43,19 @@ from dataclasses import dataclass
 from .errors import ErrorCode, GroundingLimitError
 from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
-from .task import GroundAction, GroundingStats, Task
+from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or
+from .task import (
+    FALSE,
+    TRUE,
+    AdlAction,
+    ConditionalEffect,
+    Formula,
+    GeneralParts,
+    GroundAction,
+    GroundAxiom,
+    GroundingStats,
+    Task,
+)
 
 __all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "ground", "ground_brute_force"]
 
@@ -148,7 +160,8 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
     return "\n".join(lines) + "\n"
 
 
-def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost: bool) -> str:
+def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost: bool,
+                  sink: str = "actions") -> str:
     """Source of ``make(a)``: reject ``a`` on equality or static negative
     preconditions; else intern the precondition and effect atoms (new add
     effects join the queue), create the ground action and file it in the
@@ -159,6 +172,8 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
         return f"a[{x}]" if x >= 0 else str(~x)
 
     lines = ["def make(a):"]
+    if schema.residual is not None:  # ADL: decided optimistically (only static atoms can refute it)
+        lines.append("    if not possible(a): return")
     for x, y in schema.eq:
         lines.append(f"    if {term(x)} != {term(y)}: return")
     for x, y in schema.neq:
@@ -194,14 +209,18 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     def tup(items: list[str]) -> str:
         return f"({', '.join(items)},)" if items else "()"
 
-    lines.append("    n = len(actions)")
+    lines.append(f"    n = len({sink})")
     lines.append("    if n >= limit: too_many()")
-    cost = "1" if unit_cost else "cost_of(a)"
+    cost = "1" if unit_cost or sink != "actions" else "cost_of(a)"
     lines.append(
         f"    act = GroundAction(n, schema, a, {tup(pre)}, {tup(names['neg'])}, {tup(names['add'])}, "
         f"{tup(names['delete'])}, {cost})"
     )
-    lines.append("    actions.append(act)")
+    lines.append(f"    {sink}.append(act)")
+    if sink != "actions":  # an axiom: no successor index
+        return "\n".join(lines) + "\n"
+    if schema.rules:
+        lines.append("    expand(act)")
     lines.append("    by_args[a] = act")
     if pre:
         rest = [p for i, p in enumerate(pre) if i != watch]
@@ -212,6 +231,156 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     else:
         lines.append("    always.append(act)")
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- ADL and axioms
+
+
+class _General:
+    """The grounding of what STRIPS joins cannot express (the normalise
+    stage's residual conditions, effect rules and axioms).
+
+    During the fixpoint, a residual condition is decided optimistically: it
+    rejects an instance only when its static atoms refute it. Effect rules
+    are expanded over their variables' types as soon as their action is
+    created, with the same optimistic test on their conditions, and their
+    adds join the queue. After the fixpoint, :meth:`finalise` encodes every
+    condition exactly as a ground :data:`~pypddlengine.task.Formula` (static
+    atoms and unreachable atoms folded to constants)."""
+
+    def __init__(self, g: _Grounder) -> None:
+        self.g = g
+        self.lifted = g.lifted
+        self.pending: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+
+    def possible_for(self, schema: Schema) -> Callable[[tuple[int, ...]], bool] | None:
+        cond = schema.residual
+        if cond is None:
+            return None
+        return lambda a: self._possible(cond, schema.binding(a))
+
+    def _possible(self, cond: Condition, b: dict[str, int]) -> bool:
+        return possible(self.lifted, self.g.static, cond, b)
+
+    def expand(self, act: GroundAction) -> None:
+        g, lifted = self.g, self.lifted
+        schema = act.schema
+        base = schema.binding(act.args)
+        pending: list[tuple[int, tuple[int, ...]]] = []
+        for rule in schema.rules:
+            names = [v.name for v in rule.variables]
+            for combo in itertools.product(*(lifted._domain_of(v.types) for v in rule.variables)):
+                b = {**base, **dict(zip(names, combo, strict=True))}
+                if rule.condition is not None and not self._possible(rule.condition, b):
+                    continue
+                for atom in (*rule.adds, *rule.deletes):
+                    key = lifted._key(atom, b)
+                    i = g.ids.get(key)
+                    if i is None:
+                        i = g.intern(key)
+                    if atom in rule.adds and not g.reached[i]:
+                        g.reached[i] = True
+                        g.queue.append(key)
+                pending.append((rule.index, combo))
+        self.pending[act.id] = pending
+
+    def encode(self, cond: Condition, b: dict[str, int]) -> Formula:
+        """The ground formula of ``cond`` under ``b`` (after the fixpoint)."""
+        g, lifted = self.g, self.lifted
+        match cond:
+            case Atom() | Not(operand=Atom()):
+                negative = isinstance(cond, Not)
+                key = lifted._key(cond.operand if negative else cond, b)  # type: ignore[union-attr, arg-type]
+                if key[0] in g.static:
+                    value = key in lifted.init
+                else:
+                    i = g.ids.get(key)
+                    if i is not None and g.reached[i]:
+                        return ~i if negative else i
+                    value = False
+                return TRUE if value != negative else FALSE
+            case Equals() | Not(operand=Equals()):
+                return TRUE if lifted.holds(cond, b, ()) else FALSE
+            case And(parts=parts) | Or(parts=parts):
+                return _junction(isinstance(cond, And), [self.encode(p, b) for p in parts])
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                return _junction(isinstance(cond, Forall), [self.encode(body, e) for e in lifted._extend(b, vs)])
+        raise TypeError(f"not a normalised condition: {cond!r}")
+
+    def finalise(self) -> GeneralParts:
+        g, lifted = self.g, self.lifted
+        for act in g.actions:
+            schema = act.schema
+            b = schema.binding(act.args)
+            cond = TRUE if schema.residual is None else self.encode(schema.residual, b)
+            act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
+            effects: list[ConditionalEffect] = []
+            for index, combo in self.pending.get(act.id, ()):
+                rule = schema.rules[index]
+                bb = {**b, **dict(zip((v.name for v in rule.variables), combo, strict=True))}
+                c = TRUE if rule.condition is None else self.encode(rule.condition, bb)
+                if c == FALSE:
+                    continue
+                effects.append(ConditionalEffect(
+                    None if c == TRUE else c,
+                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.adds)),
+                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.deletes)),
+                    index, combo))
+            act.effects = tuple(effects)  # type: ignore[attr-defined]
+        stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
+        strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
+        for ax in g.axioms:
+            schema = ax.schema
+            cond = TRUE if schema.residual is None else self.encode(schema.residual, schema.binding(ax.args))
+            if cond != FALSE:
+                axiom = GroundAxiom(ax.add[0], ax.pre, ax.neg, None if cond == TRUE else cond)
+                strata[stratum_of[schema.id]].append(axiom)
+        goal = None if lifted.goal_residual is None else self.encode(lifted.goal_residual, {})
+        derived = lifted.derived_predicates
+        return GeneralParts(
+            tuple(tuple(s) for s in strata),
+            goal,
+            frozenset(i for i, k in enumerate(g.atoms) if k[0] in derived),
+        )
+
+
+def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dict[str, int]) -> bool:
+    """The relaxed reading of an NNF condition: static literals exact, every
+    fluent literal (positive or negative) possible."""
+    match cond:
+        case Atom():
+            key = lifted._key(cond, b)
+            return key[0] not in static or key in lifted.init
+        case Not(operand=Atom() as atom):
+            key = lifted._key(atom, b)
+            return key[0] not in static or key not in lifted.init
+        case Equals() | Not(operand=Equals()):
+            return lifted.holds(cond, b, lifted.init)
+        case And(parts=parts):
+            return all(possible(lifted, static, p, b) for p in parts)
+        case Or(parts=parts):
+            return any(possible(lifted, static, p, b) for p in parts)
+        case Exists(variables=vs, body=body):
+            return any(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+        case Forall(variables=vs, body=body):
+            return all(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+    raise TypeError(f"not a normalised condition: {cond!r}")
+
+
+def _junction(conjunction: bool, parts: list[Formula]) -> Formula:
+    """Simplified ``(and ...)``/``(or ...)`` of ground formulas."""
+    unit, zero = (TRUE, FALSE) if conjunction else (FALSE, TRUE)
+    kept: list[Formula] = []
+    for p in parts:
+        if p == zero:
+            return zero
+        if p != unit:
+            kept.append(p)
+    if not kept:
+        return unit
+    if len(kept) == 1:
+        return kept[0]
+    return (0 if conjunction else 1, tuple(kept))
 
 
 # ----------------------------------------------------------------------------- the fixpoint
@@ -229,14 +398,17 @@ class _Grounder:
         self.by_pred: list[list[AtomKey]] = [[] for _ in range(npred)]
         self.by_pos: dict[tuple[int, int, int], list[AtomKey]] = {}
         self.actions: list[GroundAction] = []
-        self.by_args: list[dict[tuple[int, ...], GroundAction]] = [{} for _ in lifted.schemas]
+        self.axioms: list[GroundAction] = []
+        self.schemas = (*lifted.schemas, *lifted.axiom_schemas)
+        self.by_args: list[dict[tuple[int, ...], GroundAction]] = [{} for _ in self.schemas]
         self.watch: dict[int, list[GroundAction]] = {}
         self.always: list[GroundAction] = []
         self.static = frozenset(range(npred)) - lifted.fluent_predicates
+        self.general = _General(self) if lifted.general else None
         rarity = self._rarity()
-        self.makers = [self._maker(s, rarity) for s in lifted.schemas]
+        self.makers = [self._maker(s, rarity) for s in self.schemas]
         self.triggers: list[list[Callable[[AtomKey], None]]] = [[] for _ in range(npred)]
-        for schema in lifted.schemas:
+        for schema in self.schemas:
             for i, (pred, _) in enumerate(schema.pre):
                 self.triggers[pred].append(self._trigger(schema, i))
 
@@ -268,13 +440,17 @@ class _Grounder:
             "always": self.always,
             "limit": self.options.max_actions,
             "too_many": self.too_many,
-            "GroundAction": GroundAction,
+            "GroundAction": GroundAction if self.general is None else AdlAction,
             "schema": schema,
+            "axioms": self.axioms,
             "cost_of": lambda a, s=schema: self.lifted.action_cost(s.instantiate(a)),
         }
         for i, dom in enumerate(schema.domain_sets):
             ns[f"d{i}"] = dom
             ns[f"D{i}"] = schema.domains[i]
+        if self.general is not None:
+            ns["possible"] = self.general.possible_for(schema)
+            ns["expand"] = self.general.expand
         return ns
 
     def _maker(self, schema: Schema, rarity: dict[int, float]) -> Callable[[tuple[int, ...]], None]:
@@ -282,7 +458,8 @@ class _Grounder:
         ranks = [rarity[p] for p in fluent]
         watch = ranks.index(min(ranks)) if ranks else -1
         ns = self._namespace(schema)
-        source = _maker_source(schema, self.static, watch, not self.lifted.uses_action_costs)
+        sink = "axioms" if schema.axiom is not None else "actions"
+        source = _maker_source(schema, self.static, watch, not self.lifted.uses_action_costs, sink)
         exec(source, ns)
         return ns["make"]  # type: ignore[return-value]
 
@@ -322,7 +499,7 @@ class _Grounder:
             if not reached[i]:
                 reached[i] = True
                 queue.append(key)
-        for schema in self.lifted.schemas:
+        for schema in self.schemas:
             if not schema.pre:
                 make = self.makers[schema.id]
                 for args in itertools.product(*schema.domains):
@@ -353,6 +530,7 @@ def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> T
     with paused_gc():
         g = _Grounder(lifted, options)
         g.run()
+        general = g.general.finalise() if g.general is not None else None
     seconds = time.perf_counter() - start
     fluent = lifted.fluent_predicates
     stats = GroundingStats(
@@ -364,25 +542,30 @@ def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> T
         seconds=seconds,
     )
     return Task(lifted, g.atoms, g.ids, g.reached, g.actions, stats,
-                by_args=g.by_args, watch=g.watch, always=g.always)
+                by_args=g.by_args[: len(lifted.schemas)], watch=g.watch, always=g.always, general=general)
 
 
 def ground_brute_force(lifted: LiftedTask, limit: int = 2_000_000) -> set[tuple[int, tuple[int, ...]]]:
     """``(schema id, args)`` of every type-consistent instance whose positive
     preconditions are relaxed-reachable and whose equality and static
-    negative preconditions hold. Exponential: small tasks only (the oracle
-    :func:`ground` is tested against)."""
+    negative preconditions hold, and whose compound precondition is possible
+    in the relaxation (:func:`possible`). Effect rules add their atoms for
+    every binding whose condition is possible; axioms count as actions that
+    add their head. Exponential: small tasks only (the oracle :func:`ground`
+    is tested against)."""
     instances: list[tuple[Schema, tuple[int, ...]]] = []
     total = 0
-    for schema in lifted.schemas:
+    static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
+    for schema in (*lifted.schemas, *lifted.axiom_schemas):
         for args in itertools.product(*schema.domains):
             total += 1
             if total > limit:
                 raise GroundingLimitError("brute-force grounding is too large", details={"limit": limit})
             inst = schema.instantiate(args)
-            if all(a == b for a, b in inst.eq) and not any(a == b for a, b in inst.neq):
+            if all(a == b for a, b in inst.eq) and not any(a == b for a, b in inst.neq) and (
+                schema.residual is None or possible(lifted, static, schema.residual, schema.binding(args))
+            ):
                 instances.append((schema, args))
-    static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
     reached: set[AtomKey] = set(lifted.init)
     result: set[tuple[int, tuple[int, ...]]] = set()
     changed = True
@@ -396,8 +579,13 @@ def ground_brute_force(lifted: LiftedTask, limit: int = 2_000_000) -> set[tuple[
                 continue
             if all(k in reached for k in inst.pre):
                 result.add((schema.id, args))
-                for k in inst.add:
+                adds = list(inst.add)
+                for rule in schema.rules:
+                    for b in lifted._extend(schema.binding(args), rule.variables):
+                        if rule.condition is None or possible(lifted, static, rule.condition, b):
+                            adds.extend(lifted._key(a, b) for a in rule.adds)
+                for k in adds:
                     if k not in reached:
                         reached.add(k)
                         changed = True
-    return result
+    return {(sid, args) for sid, args in result if sid < len(lifted.schemas)}

@@ -18,7 +18,8 @@ through :meth:`Schema.instantiate`, so there is one semantics.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,24 +29,35 @@ from .model import (
     OBJECT_TYPE,
     ActionDecl,
     ActionRef,
-    Add,
     And,
     Atom,
     Condition,
     Constant,
-    Delete,
+    DerivedDecl,
     Domain,
-    Effect,
-    EffectAnd,
     Equals,
+    Exists,
+    Forall,
     FunctionTerm,
     Not,
     Number,
-    NumericEffect,
     NumericFact,
+    Or,
+    Parameter,
     Problem,
     Term,
 )
+from .normalise import (
+    EffectRule,
+    NormalEffect,
+    axiom_rules,
+    derived_dependencies,
+    nnf,
+    normalise_effect,
+    split,
+    substitute,
+)
+from .printer import format_condition
 
 __all__ = ["AtomKey", "Instance", "LiftedTask", "Schema", "compile_task"]
 
@@ -89,6 +101,14 @@ class Schema:
     add: tuple[Template, ...]
     delete: tuple[Template, ...]
     cost: tuple[int | float | tuple[str, tuple[int, ...]], ...]
+    residual: Condition | None = None
+    """The precondition beyond its top-level literals (NNF), or ``None`` (STRIPS)."""
+    rules: tuple[EffectRule, ...] = ()
+    """Conditional and quantified effects (see :class:`EffectRule`)."""
+    literals: tuple[Condition, ...] = ()
+    """The top-level literals of the precondition (as ``pre``/``neg``/``eq``/``neq``)."""
+    axiom: DerivedDecl | None = None
+    """For an axiom rule (``LiftedTask.axiom_schemas``): the axiom; ``add`` is its head."""
     _parts: Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]] = field(
         init=False, repr=False, compare=False
     )
@@ -99,6 +119,19 @@ class Schema:
     @property
     def arity(self) -> int:
         return len(self.params)
+
+    @property
+    def condition(self) -> Condition:
+        """The whole precondition (or axiom body) in NNF."""
+        return And((*self.literals, *((self.residual,) if self.residual is not None else ())))
+
+    @property
+    def general(self) -> bool:
+        """Whether the schema needs more than the STRIPS fast path."""
+        return self.residual is not None or bool(self.rules)
+
+    def binding(self, args: tuple[int, ...]) -> dict[str, int]:
+        return dict(zip(self.params, args, strict=True))
 
     def instantiate(self, args: tuple[int, ...]) -> Instance:
         """The ground instance for ``args`` (object ids, already type-checked)."""
@@ -178,12 +211,18 @@ class LiftedTask:
         self.predicate_display: tuple[str, ...] = tuple(p.display or p.name for p in domain.predicates)
         self.predicate_index: dict[str, int] = {n: i for i, n in enumerate(self.predicates)}
         self.predicate_arity: tuple[int, ...] = tuple(len(p.parameters) for p in domain.predicates)
-        added: set[int] = set()
+        pindex = self.predicate_index
+        self.derived_predicates: frozenset[int] = frozenset(pindex[a.predicate] for a in domain.axioms)
+        """Predicates defined by :derived rules: computed after every step, never set by effects."""
+        self._effects = [normalise_effect(a.effect) for a in domain.actions]
+        added: set[int] = set(self.derived_predicates)
         deleted: set[int] = set()
-        for action in domain.actions:
-            for eff in _effect_literals(action.effect):
-                pid = self.predicate_index[eff.atom.predicate]
-                (added if isinstance(eff, Add) else deleted).add(pid)
+        for ne in self._effects:
+            added.update(pindex[a.predicate] for a in ne.adds)
+            deleted.update(pindex[a.predicate] for a in ne.deletes)
+            for rule in ne.rules:
+                added.update(pindex[a.predicate] for a in rule.adds)
+                deleted.update(pindex[a.predicate] for a in rule.deletes)
         self.added_predicates: frozenset[int] = frozenset(added)
         self.fluent_predicates: frozenset[int] = frozenset(added | deleted)
 
@@ -200,7 +239,8 @@ class LiftedTask:
         goal_pos: list[AtomKey] = []
         goal_neg: list[AtomKey] = []
         goal_static_false: list[str] = []
-        for lit in _literals(problem.goal):
+        goal_literals, self.goal_residual = split(problem.goal)
+        for lit in goal_literals:
             match lit:
                 case Atom():
                     goal_pos.append(self._ground_key(lit))
@@ -217,17 +257,35 @@ class LiftedTask:
         self.goal_static_false: tuple[str, ...] = tuple(goal_static_false)
         self.uses_action_costs = report.uses_action_costs
 
-        # -------------------------------------------------------------- schemas
-        self.schemas: tuple[Schema, ...] = tuple(self._schema(i, a) for i, a in enumerate(domain.actions))
+        # -------------------------------------------------------------- schemas and axioms
+        self.schemas: tuple[Schema, ...] = tuple(
+            self._schema(i, a.name, a.display or a.name, a, a.parameters, *split(a.precondition), self._effects[i])
+            for i, a in enumerate(domain.actions)
+        )
         self.schema_index: dict[str, Schema] = {s.name: s for s in self.schemas}
+        axioms: list[Schema] = []
+        for axiom in domain.axioms:
+            for rule in axiom_rules(axiom):
+                decl = ActionDecl(axiom.predicate, rule.parameters, None, None, axiom.span, axiom.display)
+                head = NormalEffect((axiom.head,), (), (), ())
+                axioms.append(self._schema(len(self.schemas) + len(axioms), axiom.predicate,
+                                           axiom.display or axiom.predicate, decl, rule.parameters,
+                                           list(rule.literals), rule.residual, head, axiom))
+        self.axiom_schemas: tuple[Schema, ...] = tuple(axioms)
+        """One schema per axiom rule, numbered after the action schemas."""
+        self.axiom_strata: tuple[tuple[Schema, ...], ...] = self._stratify(domain)
+        self.general = bool(axioms) or self.goal_residual is not None or any(s.general for s in self.schemas)
+        """Whether the task uses ADL or axioms beyond the STRIPS fast path."""
 
     # ------------------------------------------------------------------ building
 
     def _ground_key(self, atom: Atom) -> AtomKey:
         return (self.predicate_index[atom.predicate], *[self.object_index[t.name] for t in atom.terms])
 
-    def _schema(self, sid: int, action: ActionDecl) -> Schema:
-        params = {p.name: i for i, p in enumerate(action.parameters)}
+    def _schema(self, sid: int, name: str, display: str, decl: ActionDecl, parameters: tuple[Parameter, ...],
+                literals: list[Condition], residual: Condition | None, effect: NormalEffect,
+                axiom: DerivedDecl | None = None) -> Schema:
+        params = {p.name: i for i, p in enumerate(parameters)}
 
         def arg(term: Term) -> int:
             if isinstance(term, Constant):
@@ -241,7 +299,7 @@ class LiftedTask:
         neg: list[Template] = []
         eq: list[tuple[int, int]] = []
         neq: list[tuple[int, int]] = []
-        for lit in _literals(action.precondition):
+        for lit in literals:
             match lit:
                 case Atom():
                     pre.append(template(lit))
@@ -254,26 +312,24 @@ class LiftedTask:
         add: list[Template] = []
         delete: list[Template] = []
         cost: list[int | float | tuple[str, tuple[int, ...]]] = []
-        for eff in _effect_literals(action.effect, with_numeric=True):
-            if isinstance(eff, Add):
-                add.append(template(eff.atom))
-            elif isinstance(eff, Delete):
-                delete.append(template(eff.atom))
-            elif isinstance(eff, NumericEffect) and eff.target.name == TOTAL_COST:
+        add.extend(template(a) for a in effect.adds)
+        delete.extend(template(a) for a in effect.deletes)
+        for eff in effect.numeric:
+            if eff.target.name == TOTAL_COST:
                 value = eff.value
                 if isinstance(value, Number):
                     cost.append(value.value)
                 elif isinstance(value, FunctionTerm):
                     cost.append((value.name, tuple(arg(t) for t in value.terms)))
-        ptypes = tuple(p.types for p in action.parameters)
+        ptypes = tuple(p.types for p in parameters)
         domains = tuple(self._domain_of(ts) for ts in ptypes)
         n = len(self.objects)
         return Schema(
             id=sid,
-            name=action.name,
-            display=action.display or action.name,
-            decl=action,
-            params=tuple(p.name for p in action.parameters),
+            name=name,
+            display=display,
+            decl=decl,
+            params=tuple(p.name for p in parameters),
             param_types=ptypes,
             domains=domains,
             domain_sets=tuple(None if len(d) == n else frozenset(d) for d in domains),
@@ -284,7 +340,41 @@ class LiftedTask:
             add=tuple(dict.fromkeys(add)),
             delete=tuple(dict.fromkeys(delete)),
             cost=tuple(cost),
+            residual=residual,
+            rules=effect.rules,
+            literals=tuple(literals),
+            axiom=axiom,
         )
+
+    def _stratify(self, domain: Domain) -> tuple[tuple[Schema, ...], ...]:
+        """Axiom rules grouped by stratum: a derived predicate used negatively
+        in a rule's body is complete in an earlier stratum. Raises
+        ``UNSTRATIFIABLE_AXIOMS`` when negation runs through a cycle."""
+        derived = {a.predicate for a in domain.axioms}
+        level = dict.fromkeys(derived, 0)
+        deps = [(a.predicate, q, positive) for a in domain.axioms
+                for q, positive in derived_dependencies(nnf(a.body), derived)]
+        for _ in range(len(derived) + 1):
+            changed = False
+            for head, q, positive in deps:
+                need = level[q] + (0 if positive else 1)
+                if level[head] < need:
+                    level[head] = need
+                    changed = True
+            if not changed:
+                break
+        else:
+            raise PDDLSemanticError(
+                "the derived predicates are not stratifiable: a derived predicate depends negatively on itself",
+                code=ErrorCode.UNSTRATIFIABLE_AXIOMS,
+                span=domain.axioms[0].span if domain.axioms else None,
+                source=domain.source,
+                hint="negation in :derived bodies must not run through a cycle of derived predicates",
+            )
+        strata: dict[int, list[Schema]] = {}
+        for schema in self.axiom_schemas:
+            strata.setdefault(level[schema.axiom.predicate], []).append(schema)  # type: ignore[union-attr]
+        return tuple(tuple(strata[k]) for k in sorted(strata))
 
     def _domain_of(self, types: tuple[str, ...]) -> tuple[int, ...]:
         if len(types) == 1:
@@ -373,18 +463,25 @@ class LiftedTask:
         return total
 
     def unsatisfied(self, inst: Instance, state: frozenset[AtomKey] | set[AtomKey]) -> list[str]:
-        """Each precondition literal of ``inst`` that fails in ``state``, as text."""
+        """Each precondition literal of ``inst`` that fails in ``state``, as
+        text; for a disjunction or quantifier, what makes it fail (see
+        :meth:`explain`). ``state`` includes the derived atoms."""
         out = [self.render_key(k) for k in inst.pre if k not in state]
         out += [f"(not {self.render_key(k)})" for k in inst.neg if k in state]
         out += [f"(= {self.object_display[a]} {self.object_display[b]})" for a, b in inst.eq if a != b]
         out += [f"(not (= {self.object_display[a]} {self.object_display[b]}))" for a, b in inst.neq if a == b]
+        if inst.schema.residual is not None:
+            out += self.explain(inst.schema.residual, inst.schema.binding(inst.args), state)
         return out
 
     def unsatisfied_goals(self, state: frozenset[AtomKey] | set[AtomKey]) -> list[str]:
-        """Each goal literal that fails in ``state``, as text (one per atom)."""
+        """Each goal literal that fails in ``state``, as text (one per atom;
+        one per failing disjunction or quantifier, explained)."""
         out = [self.render_key(k) for k in self.goal_pos if k not in state]
         out += [f"(not {self.render_key(k)})" for k in self.goal_neg if k in state]
         out += list(self.goal_static_false)
+        if self.goal_residual is not None:
+            out += self.explain(self.goal_residual, {}, state)
         return out
 
     def is_goal(self, state: frozenset[AtomKey] | set[AtomKey]) -> bool:
@@ -392,7 +489,159 @@ class LiftedTask:
             not self.goal_static_false
             and all(k in state for k in self.goal_pos)
             and not any(k in state for k in self.goal_neg)
+            and (self.goal_residual is None or self.holds(self.goal_residual, {}, state))
         )
+
+    def goal_parts(self) -> list[str]:
+        """The goal's conjuncts as text: each literal, then each compound part."""
+        out = [self.render_key(k) for k in self.goal_pos]
+        out += [f"(not {self.render_key(k)})" for k in self.goal_neg]
+        if self.goal_residual is not None:
+            parts = self.goal_residual.parts if isinstance(self.goal_residual, And) else (self.goal_residual,)
+            out += [self.render_condition(p, {}) for p in parts]
+        return out
+
+    # ------------------------------------------------------------------ lifted formulas (never grounds)
+
+    def _object(self, term: Term, binding: dict[str, int]) -> int:
+        return binding[term.name] if term.name.startswith("?") else self.object_index[term.name]
+
+    def _key(self, atom: Atom, binding: dict[str, int]) -> AtomKey:
+        return (self.predicate_index[atom.predicate], *[self._object(t, binding) for t in atom.terms])
+
+    def holds(self, cond: Condition, binding: dict[str, int], state: frozenset[AtomKey] | set[AtomKey]) -> bool:
+        """Whether the NNF condition ``cond`` holds in ``state`` (atom keys,
+        derived atoms included) under ``binding``; quantifiers range over
+        their typed objects."""
+        match cond:
+            case Atom():
+                return self._key(cond, binding) in state
+            case Not(operand=Atom() as atom):
+                return self._key(atom, binding) not in state
+            case Equals(left=a, right=b):
+                return self._object(a, binding) == self._object(b, binding)
+            case Not(operand=Equals(left=a, right=b)):
+                return self._object(a, binding) != self._object(b, binding)
+            case And(parts=parts):
+                return all(self.holds(p, binding, state) for p in parts)
+            case Or(parts=parts):
+                return any(self.holds(p, binding, state) for p in parts)
+            case Exists(variables=vs, body=body):
+                return any(self.holds(body, b, state) for b in self._extend(binding, vs))
+            case Forall(variables=vs, body=body):
+                return all(self.holds(body, b, state) for b in self._extend(binding, vs))
+        raise TypeError(f"not a normalised condition: {cond!r}")
+
+    def _extend(self, binding: dict[str, int], variables: tuple[Parameter, ...]) -> Iterator[dict[str, int]]:
+        names = [v.name for v in variables]
+        for combo in itertools.product(*(self._domain_of(v.types) for v in variables)):
+            yield {**binding, **dict(zip(names, combo, strict=True))}
+
+    def solutions(self, variables: tuple[Parameter, ...], cond: Condition | None, binding: dict[str, int],
+                  state: frozenset[AtomKey] | set[AtomKey]) -> Iterator[dict[str, int]]:
+        """Every extension of ``binding`` to ``variables`` (typed) under which
+        ``cond`` holds in ``state``. Positive top-level atoms are joined with
+        the state first; the other variables range over their types."""
+        literals, _ = split(cond)
+        positive = [lit for lit in literals if isinstance(lit, Atom)]
+        allowed = {v.name: frozenset(self._domain_of(v.types)) for v in variables}
+        by_pred: dict[int, list[AtomKey]] = {}
+        wanted = {self.predicate_index[a.predicate] for a in positive}
+        for key in state:
+            if key[0] in wanted:
+                by_pred.setdefault(key[0], []).append(key)
+
+        def join(i: int, b: dict[str, int]) -> Iterator[dict[str, int]]:
+            if i == len(positive):
+                free = tuple(v for v in variables if v.name not in b)
+                for full in self._extend(b, free):
+                    if cond is None or self.holds(cond, full, state):
+                        yield full
+                return
+            atom = positive[i]
+            for key in by_pred.get(self.predicate_index[atom.predicate], ()):
+                nb = b
+                for t, o in zip(atom.terms, key[1:], strict=True):
+                    if not t.name.startswith("?"):
+                        if self.object_index[t.name] != o:
+                            break
+                    elif t.name in nb:
+                        if nb[t.name] != o:
+                            break
+                    elif t.name in allowed and o in allowed[t.name]:
+                        nb = {**nb, t.name: o}
+                    else:
+                        break
+                else:
+                    yield from join(i + 1, nb)
+
+        yield from join(0, dict(binding))
+
+    def derive(self, state: Iterable[AtomKey]) -> set[AtomKey]:
+        """The derived atoms that hold given the fluent atoms ``state``
+        (stratum by stratum, each to its fixpoint)."""
+        derived = self.derived_predicates
+        keys = {k for k in state if k[0] not in derived}
+        out: set[AtomKey] = set()
+        for stratum in self.axiom_strata:
+            changed = True
+            while changed:
+                changed = False
+                for schema in stratum:
+                    axiom = schema.axiom
+                    assert axiom is not None
+                    for b in self.solutions(schema.decl.parameters, schema.condition, {}, keys):
+                        key = self._key(axiom.head, b)
+                        if key not in keys:
+                            keys.add(key)
+                            out.add(key)
+                            changed = True
+        return out
+
+    def fired(self, schema: Schema, args: tuple[int, ...], state: frozenset[AtomKey] | set[AtomKey]
+              ) -> list[tuple[EffectRule, dict[str, int], list[AtomKey], list[AtomKey]]]:
+        """The conditional effects of ``schema(args)`` that fire in ``state``:
+        ``(rule, binding, adds, deletes)`` per rule and binding."""
+        out = []
+        base = schema.binding(args)
+        for rule in schema.rules:
+            for b in self.solutions(rule.variables, rule.condition, base, state):
+                out.append((rule, b, [self._key(a, b) for a in rule.adds], [self._key(a, b) for a in rule.deletes]))
+        return out
+
+    def render_condition(self, cond: Condition, binding: dict[str, int]) -> str:
+        names: dict[str, Term] = {k: Constant(self.object_display[v]) for k, v in binding.items()}
+        return format_condition(substitute(cond, names))
+
+    def explain(self, cond: Condition, binding: dict[str, int], state: frozenset[AtomKey] | set[AtomKey],
+                limit: int = 5) -> list[str]:
+        """One line per failing top-level conjunct of the NNF ``cond``: a
+        literal as itself; a disjunction with why each disjunct fails; a
+        ``forall`` with the objects that violate it; an ``exists`` saying
+        that no object satisfies it."""
+        out: list[str] = []
+        parts = cond.parts if isinstance(cond, And) else (cond,)
+        for part in parts:
+            if self.holds(part, binding, state):
+                continue
+            text = self.render_condition(part, binding)
+            match part:
+                case Or(parts=disjuncts):
+                    why = [f"{self.render_condition(d, binding)}: {'; '.join(self.explain(d, binding, state, 2))}"
+                           for d in disjuncts]
+                    out.append(f"{text} (no disjunct holds: " + " | ".join(why) + ")")
+                case Forall(variables=vs, body=body):
+                    bad = [b for b in itertools.islice(
+                        (b for b in self._extend(binding, vs) if not self.holds(body, b, state)), limit + 1)]
+                    shown = ", ".join(" ".join(f"{v.name}={self.object_display[b[v.name]]}" for v in vs)
+                                      for b in bad[:limit])
+                    more = " and more" if len(bad) > limit else ""
+                    out.append(f"{text} (violated for {shown}{more})")
+                case Exists():
+                    out.append(f"{text} (no object satisfies it)")
+                case _:
+                    out.append(text)
+        return out
 
     # ------------------------------------------------------------------ rendering
 
@@ -413,31 +662,6 @@ class LiftedTask:
 
 def _types(types: tuple[str, ...]) -> str:
     return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
-
-
-def _literals(cond: Condition | None) -> list[Condition]:
-    """The literals of a conjunction (the checker has rejected anything else)."""
-    if cond is None:
-        return []
-    if isinstance(cond, And):
-        out: list[Condition] = []
-        for part in cond.parts:
-            out.extend(_literals(part))
-        return out
-    return [cond]
-
-
-def _effect_literals(eff: Effect | None, *, with_numeric: bool = False) -> list[Effect]:
-    if eff is None:
-        return []
-    if isinstance(eff, EffectAnd):
-        out: list[Effect] = []
-        for part in eff.parts:
-            out.extend(_effect_literals(part, with_numeric=with_numeric))
-        return out
-    if isinstance(eff, (Add, Delete)) or (with_numeric and isinstance(eff, NumericEffect)):
-        return [eff]
-    return []
 
 
 def compile_task(domain: Domain, problem: Problem) -> LiftedTask:

@@ -11,9 +11,11 @@ Conventions that hold for every class here:
 * Collections are tuples; the model is immutable once built.
 
 Conditions and effects are closed unions (see :data:`Condition`,
-:data:`Effect`); consumers ``match`` on them. Constructs the engine does not
-support yet (disjunction, quantifiers, conditional effects, numeric fluents)
-are still represented so that the checker can reject them by name and line.
+:data:`Effect`); consumers ``match`` on them. ADL (disjunction, quantifiers,
+conditional and universal effects) and axioms (:class:`DerivedDecl`) are
+supported; constructs the engine does not support (numeric fluents,
+preferences) are still represented so that the checker can reject them by
+name and line.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "Condition",
     "Constant",
     "Delete",
+    "DerivedDecl",
     "Domain",
     "Effect",
     "EffectAnd",
@@ -332,6 +335,23 @@ class ActionDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class DerivedDecl:
+    """An axiom ``(:derived (p ?x - t ...) body)``: ``p(x)`` holds in a state
+    exactly when some axiom for ``p`` has a true body there (stratified
+    fixpoint). ``span`` points at the head predicate."""
+
+    predicate: str
+    parameters: tuple[Parameter, ...]
+    body: Condition
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+    @property
+    def head(self) -> Atom:
+        return Atom(self.predicate, tuple(Variable(p.name) for p in self.parameters), self.span)
+
+
+@dataclass(frozen=True, slots=True)
 class Requirement:
     """A ``:requirements`` flag such as ``:typing`` (folded, with its colon)."""
 
@@ -395,6 +415,7 @@ class Domain:
     source: SourceFile | None = field(default=None, compare=False, repr=False)
     display: str = field(default="", compare=False, repr=False)
     section_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
+    axioms: tuple[DerivedDecl, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from .model import (
     Compare,
     Condition,
     Delete,
+    DerivedDecl,
     Domain,
     Effect,
     EffectAnd,
@@ -129,6 +130,11 @@ def _action(action: ActionDecl) -> str:
     return "\n".join(lines) + ")"
 
 
+def _axiom(axiom: DerivedDecl) -> str:
+    head = f"({axiom.predicate}{' ' if axiom.parameters else ''}{_params(axiom.parameters)})"
+    return f"  (:derived {head}\n    {format_condition(axiom.body)})"
+
+
 def format_domain(domain: Domain) -> str:
     """Canonical PDDL text of ``domain`` (unsupported sections are dropped)."""
     parts = [f"(define (domain {domain.name})"]
@@ -148,6 +154,7 @@ def format_domain(domain: Domain) -> str:
             f"({f.name}{' ' if f.parameters else ''}{_params(f.parameters)}) - {f.result}" for f in domain.functions
         )
         parts.append(f"  (:functions {funcs})")
+    parts.extend(_axiom(a) for a in domain.axioms)
     parts.extend(_action(a) for a in domain.actions)
     return "\n".join(parts) + ")\n"
 

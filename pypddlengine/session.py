@@ -150,6 +150,8 @@ class StepResult:
     deleted: tuple[str, ...] = ()
     failure: Failure | None = None
     feedback: Feedback | None = None
+    fired: tuple[str, ...] = ()
+    """The conditional effects that fired (ADL tasks), each with its condition and objects."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,8 +288,14 @@ class Session:
         if ground_action is None or not ground_action.applicable(state):
             return self._failed(text, self._why_not(inst))
         new_state = ground_action.apply(state)
-        added = tuple(a for a in ground_action.add if a not in state)
-        deleted = tuple(d for d in ground_action.delete if d in state and d not in new_state)
+        fired: tuple[str, ...] = ()
+        if self.task.general is None:
+            added = tuple(a for a in ground_action.add if a not in state)
+            deleted = tuple(d for d in ground_action.delete if d in state and d not in new_state)
+        else:  # conditional effects and derived atoms: the exact change
+            added = tuple(sorted(new_state - state))
+            deleted = tuple(sorted(state - new_state))
+            fired = self._fired(ground_action, state)
         self._state = new_state
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
@@ -301,7 +309,26 @@ class Session:
             added=tuple(sorted(render(a) for a in added)),
             deleted=tuple(sorted(render(d) for d in deleted)),
             feedback=self._feedback(new_state, step),
+            fired=fired,
         )
+
+    def _fired(self, action: GroundAction, state: State) -> tuple[str, ...]:
+        """The conditional effects of ``action`` that fire in ``state``, each
+        as ``when <condition> [for ?x=obj]: <effects>`` with its objects."""
+        lifted = self.lifted
+        schema = action.schema
+        out: list[str] = []
+        for effect in action.fired(state):  # type: ignore[attr-defined]
+            rule = schema.rules[effect.rule]
+            binding = {**schema.binding(action.args), **dict(zip((v.name for v in rule.variables), effect.args,
+                                                                 strict=True))}
+            where = " ".join(f"{v.name}={lifted.object_display[o]}"
+                             for v, o in zip(rule.variables, effect.args, strict=True))
+            changes = [self.task.render_atom(a) for a in effect.add]
+            changes += [f"(not {self.task.render_atom(d)})" for d in effect.delete]
+            cond = "always" if rule.condition is None else f"when {lifted.render_condition(rule.condition, binding)}"
+            out.append(f"{cond}{' for ' + where if where else ''}: {' '.join(changes) or '(no change)'}")
+        return tuple(out)
 
     def _failed(self, text: str, failure: Failure) -> StepResult:
         self.failed_attempts += 1

@@ -24,10 +24,62 @@ from typing import NamedTuple
 
 from .lifted import AtomKey, LiftedTask, Schema
 
-__all__ = ["GroundAction", "GroundingStats", "RelaxedOperator", "State", "Task"]
+__all__ = [
+    "FALSE",
+    "TRUE",
+    "AdlAction",
+    "AxiomEvaluator",
+    "ConditionalEffect",
+    "Formula",
+    "GeneralParts",
+    "GroundAction",
+    "GroundAxiom",
+    "GroundingStats",
+    "RelaxedOperator",
+    "State",
+    "Task",
+    "holds",
+]
 
 State = frozenset[int]
-"""A state: the set of ids of the atoms that hold (static atoms included)."""
+"""A state: the set of ids of the atoms that hold (static atoms and derived
+atoms included)."""
+
+Formula = int | tuple  # type: ignore[type-arg]
+"""A ground condition: atom id ``i`` (holds when ``i`` is in the state),
+``~i`` (holds when it is not), ``(0, parts)`` a conjunction, ``(1, parts)``
+a disjunction. Quantifiers were expanded and static atoms folded when
+grounding; :data:`TRUE` and :data:`FALSE` are the empty conjunction and
+disjunction."""
+
+TRUE: Formula = (0, ())
+FALSE: Formula = (1, ())
+
+
+def holds(f: Formula, state: State | set[int]) -> bool:
+    """Whether the ground formula ``f`` holds in ``state``."""
+    if f.__class__ is int:
+        return f in state if f >= 0 else ~f not in state  # type: ignore[operator]
+    kind, parts = f  # type: ignore[misc]
+    if kind == 0:
+        for p in parts:
+            if not holds(p, state):
+                return False
+        return True
+    for p in parts:
+        if holds(p, state):
+            return True
+    return False
+
+
+def formula_atoms(f: Formula) -> list[int]:
+    """The atom ids ``f`` mentions (positively or negatively)."""
+    if f.__class__ is int:
+        return [f if f >= 0 else ~f]  # type: ignore[operator, list-item]
+    out: list[int] = []
+    for p in f[1]:  # type: ignore[index]
+        out.extend(formula_atoms(p))
+    return out
 
 
 class GroundAction:
@@ -79,6 +131,110 @@ class GroundAction:
 
     def __repr__(self) -> str:
         return f"<GroundAction {self.id} {self.schema.name}{self.args}>"
+
+
+class ConditionalEffect(NamedTuple):
+    """A ground conditional effect: when ``cond`` (``None``: always) holds in
+    the state before the step, ``delete`` then ``add`` apply. ``rule`` and
+    ``args`` name the effect rule of the schema and its quantified objects."""
+
+    cond: Formula | None
+    add: tuple[int, ...]
+    delete: tuple[int, ...]
+    rule: int
+    args: tuple[int, ...]
+
+
+class GroundAxiom(NamedTuple):
+    """``head`` holds when ``pre`` hold, ``neg`` do not and ``cond`` holds."""
+
+    head: int
+    pre: tuple[int, ...]
+    neg: tuple[int, ...]
+    cond: Formula | None
+
+
+class AxiomEvaluator:
+    """Computes the derived atoms of a state: the strata in order, each to
+    its fixpoint (negated derived atoms come from earlier strata, so within a
+    stratum the rules are monotone)."""
+
+    __slots__ = ("derived", "strata")
+
+    def __init__(self, strata: tuple[tuple[GroundAxiom, ...], ...], derived: frozenset[int]) -> None:
+        self.strata = strata
+        self.derived = derived
+
+    def __call__(self, state: State | set[int]) -> State:
+        cur = set(state)
+        cur.difference_update(self.derived)
+        for stratum in self.strata:
+            pending = [ax for ax in stratum if ax.head not in cur]
+            changed = True
+            while changed and pending:
+                changed = False
+                rest = []
+                for ax in pending:
+                    if ax.head in cur:
+                        continue
+                    for a in ax.pre:
+                        if a not in cur:
+                            break
+                    else:
+                        if not any(n in cur for n in ax.neg) and (ax.cond is None or holds(ax.cond, cur)):
+                            cur.add(ax.head)
+                            changed = True
+                            continue
+                    rest.append(ax)
+                pending = rest
+        return frozenset(cur)
+
+
+class GeneralParts(NamedTuple):
+    """What a task beyond STRIPS adds to its ground actions: the axioms by
+    stratum, the goal's compound part, and the ids of derived atoms."""
+
+    strata: tuple[tuple[GroundAxiom, ...], ...]
+    goal: Formula | None
+    derived: frozenset[int]
+
+
+class AdlAction(GroundAction):
+    """A ground action of a task beyond STRIPS: ``cond`` is the precondition
+    beyond ``pre``/``neg`` (``None``: nothing more), ``effects`` the
+    conditional effects, ``derive`` the task's axioms (``None``: none).
+
+    :meth:`apply` evaluates every effect condition in the state before the
+    step, deletes before adds (for conditional effects too), then recomputes
+    the derived atoms."""
+
+    __slots__ = ("cond", "derive", "effects")
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.cond: Formula | None = None
+        self.effects: tuple[ConditionalEffect, ...] = ()
+        self.derive: AxiomEvaluator | None = None
+
+    def applicable(self, state: State | set[int]) -> bool:
+        return super().applicable(state) and (self.cond is None or holds(self.cond, state))
+
+    def fired(self, state: State | set[int]) -> list[ConditionalEffect]:
+        """The conditional effects whose condition holds in ``state``."""
+        return [e for e in self.effects if e.cond is None or holds(e.cond, state)]
+
+    def apply(self, state: State) -> State:
+        fired = self.fired(state) if self.effects else ()
+        if fired:
+            delete = set(self.delete)
+            add = set(self.add)
+            for e in fired:
+                delete.update(e.delete)
+                add.update(e.add)
+            new = state.difference(delete).union(add)
+        else:
+            new = super().apply(state)
+        return new if self.derive is None else self.derive(new)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +297,7 @@ class Task:
         by_args: list[dict[tuple[int, ...], GroundAction]],
         watch: dict[int, list[GroundAction]],
         always: list[GroundAction],
+        general: GeneralParts | None = None,
     ) -> None:
         self.lifted = lifted
         self.atoms: tuple[AtomKey, ...] = tuple(atoms)
@@ -157,6 +314,16 @@ class Task:
         self._relaxed: tuple[RelaxedOperator, ...] | None = None
         self._add_index: dict[int, tuple[GroundAction, ...]] | None = None
         self.init: State = frozenset(atom_ids[k] for k in lifted.init)
+        self.general = general
+        """ADL and axiom parts (``None`` for a STRIPS task: the fast path)."""
+        self.derived_atoms: frozenset[int] = general.derived if general is not None else frozenset()
+        self.goal_cond: Formula | None = general.goal if general is not None else None
+        self.axioms: AxiomEvaluator | None = None
+        if general is not None and any(general.strata):
+            self.axioms = AxiomEvaluator(general.strata, general.derived)
+            for action in self.actions:
+                action.derive = self.axioms  # type: ignore[attr-defined]
+            self.init = self.axioms(self.init)
         fluent = lifted.fluent_predicates
         self.static_atoms: frozenset[int] = frozenset(i for i in self.init if atoms[i][0] not in fluent)
         self.goal_pos: tuple[int, ...] = tuple(atom_ids.get(k, -1) for k in lifted.goal_pos)
@@ -191,6 +358,8 @@ class Task:
                             break
                     else:
                         out.append(action)
+        if self.general is not None:
+            out = [a for a in out if a.cond is None or holds(a.cond, state)]  # type: ignore[attr-defined]
         return out
 
     def applicable_scan(self, state: State) -> list[GroundAction]:
@@ -211,6 +380,8 @@ class Task:
         for a in self.goal_pos:
             if a not in state:
                 return False
+        if self.goal_cond is not None and not holds(self.goal_cond, state):
+            return False
         return all(a not in state for a in self.goal_neg)
 
     def keys(self, state: Iterable[int]) -> set[AtomKey]:

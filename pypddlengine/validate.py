@@ -120,6 +120,10 @@ def validate_plan(
     strings in any accepted form) from the initial state, or from ``start``."""
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
     state: set[AtomKey] = set(task.init if start is None else start)
+    axioms = bool(task.axiom_schemas)
+    if axioms:
+        state = {k for k in state if k[0] not in task.derived_predicates}
+        state |= task.derive(state)
     cost: int | float = 0
     unit = not task.uses_action_costs
     failure: StepFailure | None = None
@@ -135,10 +139,23 @@ def validate_plan(
                 and not any(k in state for k in neg)
                 and all(a == b for a, b in eq)
                 and not any(a == b for a, b in neq)
+                and (schema.residual is None or task.holds(schema.residual, schema.binding(args), state))
             ):
                 cost += 1 if unit else task.action_cost(schema.instantiate(args))
-                state.difference_update(delete)
-                state.update(add)
+                if schema.rules:  # conditions read the state before the step; deletes before adds
+                    fired = task.fired(schema, args, state)
+                    state.difference_update(delete)
+                    for _, _, _, dels in fired:
+                        state.difference_update(dels)
+                    state.update(add)
+                    for _, _, adds, _ in fired:
+                        state.update(adds)
+                else:
+                    state.difference_update(delete)
+                    state.update(add)
+                if axioms:
+                    state = {k for k in state if k[0] not in task.derived_predicates}
+                    state |= task.derive(state)
                 applied += 1
                 continue
             failure = StepFailure(

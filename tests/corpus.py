@@ -22,7 +22,10 @@ def corpus_index() -> list[dict]:
 
 # the corpus index names features as the engine does; "problem:" ones are problem-level
 _SUPPORTED = SUPPORTED_FEATURES | {"constants", "negated-equality", "problem:negative-goal", "problem:metric",
-                                   "problem:numeric-init"}
+                                   "problem:numeric-init", "problem:universal-goal", "disjunctive-derived",
+                                   "existential-derived", "negative-derived", "universal-derived",
+                                   "negative-effect-condition", "existential-effect-condition",
+                                   "negated-complex-effect-condition", "negated-complex-preconditions"}
 
 
 def supported(entry: dict) -> bool:

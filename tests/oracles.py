@@ -43,3 +43,165 @@ def fast_downward_driver() -> Path | None:
     except ModuleNotFoundError:
         return None
     return path if path.is_file() else None
+
+
+# ----------------------------------------------------------------------------- brute-force ADL simulator
+
+Fact = tuple[str, ...]  # (predicate, object, ...) with folded names
+
+
+class BruteForce:
+    """A simulator that shares nothing with the engine's normalise stage,
+    grounder, ground formulas or lifted evaluator: every action is
+    enumerated over the typed object product, and conditions, effects and
+    :derived rules are evaluated directly on the parsed model (``imply``,
+    ``not`` over compound formulas and quantifiers as written). States are
+    sets of facts; derived facts are recomputed after every step, stratum by
+    stratum (strata computed here from the rules' negations)."""
+
+    def __init__(self, lifted, limit: int = 300_000) -> None:  # type: ignore[no-untyped-def]
+        import itertools
+
+        self.domain, self.problem = lifted.domain, lifted.problem
+        self.objects = lifted.objects
+        self.members = {t: [lifted.objects[o] for o in ids] for t, ids in lifted.type_members.items()}
+        self.derived = {a.predicate for a in self.domain.axioms}
+        self.instances: list[tuple[object, dict[str, str]]] = []
+        for action in self.domain.actions:
+            names = [p.name for p in action.parameters]
+            for combo in itertools.product(*(self._typed(p.types) for p in action.parameters)):
+                self.instances.append((action, dict(zip(names, combo, strict=True))))
+                if len(self.instances) > limit:
+                    raise ValueError("too many instances for the brute-force oracle")
+        self.strata = self._strata()
+
+    def _typed(self, types: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        for t in types:
+            out.extend(o for o in self.members.get(t, []) if o not in out)
+        return out
+
+    def _strata(self) -> list[list[object]]:
+        level = dict.fromkeys(self.derived, 0)
+
+        def deps(cond, positive: bool, out: list) -> None:  # type: ignore[no-untyped-def]
+            from pypddlengine.model import And, Atom, Exists, Forall, Imply, Not, Or
+
+            if isinstance(cond, Atom):
+                if cond.predicate in self.derived:
+                    out.append((cond.predicate, positive))
+            elif isinstance(cond, Not):
+                deps(cond.operand, not positive, out)
+            elif isinstance(cond, (And, Or)):
+                for p in cond.parts:
+                    deps(p, positive, out)
+            elif isinstance(cond, Imply):
+                deps(cond.antecedent, not positive, out)
+                deps(cond.consequent, positive, out)
+            elif isinstance(cond, (Exists, Forall)):
+                deps(cond.body, positive, out)
+
+        edges = []
+        for ax in self.domain.axioms:
+            found: list = []
+            deps(ax.body, True, found)
+            edges += [(ax.predicate, q, pos) for q, pos in found]
+        for _ in range(len(level) + 1):
+            for head, q, pos in edges:
+                level[head] = max(level[head], level[q] + (0 if pos else 1))
+        by_level: dict[int, list] = {}
+        for ax in self.domain.axioms:
+            by_level.setdefault(level[ax.predicate], []).append(ax)
+        return [by_level[k] for k in sorted(by_level)]
+
+    def term(self, t, b: dict[str, str]) -> str:  # type: ignore[no-untyped-def]
+        return b[t.name] if t.name.startswith("?") else t.name
+
+    def fact(self, atom, b: dict[str, str]) -> Fact:  # type: ignore[no-untyped-def]
+        return (atom.predicate, *[self.term(t, b) for t in atom.terms])
+
+    def holds(self, cond, b: dict[str, str], state: set[Fact]) -> bool:  # type: ignore[no-untyped-def]
+        import itertools
+
+        from pypddlengine.model import And, Atom, Equals, Exists, Forall, Imply, Not, Or
+
+        if cond is None:
+            return True
+        if isinstance(cond, Atom):
+            return self.fact(cond, b) in state
+        if isinstance(cond, Equals):
+            return self.term(cond.left, b) == self.term(cond.right, b)
+        if isinstance(cond, Not):
+            return not self.holds(cond.operand, b, state)
+        if isinstance(cond, And):
+            return all(self.holds(p, b, state) for p in cond.parts)
+        if isinstance(cond, Or):
+            return any(self.holds(p, b, state) for p in cond.parts)
+        if isinstance(cond, Imply):
+            return not self.holds(cond.antecedent, b, state) or self.holds(cond.consequent, b, state)
+        if isinstance(cond, (Exists, Forall)):
+            names = [v.name for v in cond.variables]
+            combos = itertools.product(*(self._typed(v.types) for v in cond.variables))
+            results = (self.holds(cond.body, {**b, **dict(zip(names, c, strict=True))}, state) for c in combos)
+            return any(results) if isinstance(cond, Exists) else all(results)
+        raise TypeError(cond)
+
+    def close(self, fluent: set[Fact]) -> set[Fact]:
+        """``fluent`` plus the derived facts that hold with it."""
+        import itertools
+
+        state = {f for f in fluent if f[0] not in self.derived}
+        for stratum in self.strata:
+            changed = True
+            while changed:
+                changed = False
+                for ax in stratum:
+                    names = [p.name for p in ax.parameters]
+                    for combo in itertools.product(*(self._typed(p.types) for p in ax.parameters)):
+                        f = (ax.predicate, *combo)
+                        if f not in state and self.holds(ax.body, dict(zip(names, combo, strict=True)), state):
+                            state.add(f)
+                            changed = True
+        return state
+
+    def initial(self) -> set[Fact]:
+        from pypddlengine.model import Atom
+
+        return self.close({self.fact(f, {}) for f in self.problem.init if isinstance(f, Atom)})
+
+    def applicable(self, state: set[Fact]) -> set[tuple[str, ...]]:
+        return {(a.name, *[b[p.name] for p in a.parameters]) for a, b in self.instances
+                if self.holds(a.precondition, b, state)}
+
+    def apply(self, name: str, args: tuple[str, ...], state: set[Fact]) -> set[Fact]:
+        import itertools
+
+        from pypddlengine.model import Add, Delete, EffectAnd, ForallEffect, When
+
+        action = next(a for a in self.domain.actions if a.name == name)
+        b0 = dict(zip((p.name for p in action.parameters), args, strict=True))
+        adds: set[Fact] = set()
+        dels: set[Fact] = set()
+
+        def walk(e, b) -> None:  # type: ignore[no-untyped-def]
+            if isinstance(e, EffectAnd):
+                for p in e.parts:
+                    walk(p, b)
+            elif isinstance(e, When):
+                if self.holds(e.condition, b, state):
+                    walk(e.effect, b)
+            elif isinstance(e, ForallEffect):
+                names = [v.name for v in e.variables]
+                for c in itertools.product(*(self._typed(v.types) for v in e.variables)):
+                    walk(e.effect, {**b, **dict(zip(names, c, strict=True))})
+            elif isinstance(e, Add):
+                adds.add(self.fact(e.atom, b))
+            elif isinstance(e, Delete):
+                dels.add(self.fact(e.atom, b))
+
+        if action.effect is not None:
+            walk(action.effect, b0)
+        return self.close((state - dels) | adds)
+
+    def is_goal(self, state: set[Fact]) -> bool:
+        return self.holds(self.problem.goal, {}, state)

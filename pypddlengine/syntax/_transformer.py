@@ -28,6 +28,7 @@ from ..model import (
     Compare,
     Constant,
     Delete,
+    DerivedDecl,
     Domain,
     EffectAnd,
     Equals,
@@ -256,11 +257,15 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
         predicates: list[PredicateDecl] = []
         functions: list[FunctionDecl] = []
         actions: list[ActionDecl] = []
+        axioms: list[DerivedDecl] = []
         unsupported: list[UnsupportedConstruct] = []
         spans: list[tuple[str, Span]] = []
         for item in c[1:]:
             if isinstance(item, ActionDecl):
                 actions.append(item)
+                continue
+            if isinstance(item, DerivedDecl):
+                axioms.append(item)
                 continue
             if isinstance(item, UnsupportedConstruct):
                 unsupported.append(item)
@@ -289,6 +294,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
             span=token_span(name_tok),
             display=name_tok.value,
             section_spans=tuple(spans),
+            axioms=tuple(axioms),
         )
 
     def problem(self, c: list[Any]) -> Problem:
@@ -420,6 +426,24 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def empty(self, c: list[Any]) -> _Empty:
         return _EMPTY
+
+    def derived_head(self, c: list[Any]) -> tuple[Token, list[Parameter]]:
+        return (c[0], c[1])
+
+    def derived_def(self, c: list[Any]) -> DerivedDecl:
+        head = c[1]
+        if isinstance(head, Token):  # "(p ?x ?y)" lexed as one atom run
+            atom = _one(_atoms_or_run(head), "one head atom")
+            if any(isinstance(t, Constant) for t in atom.terms):
+                raise PDDLSyntaxError(
+                    f"the head of a derived predicate takes variables only: {atom}",
+                    code=ErrorCode.SYNTAX_ERROR, span=atom.span)
+            params = [Parameter(t.name, span=atom.span) for t in atom.terms]
+            name, display, span = atom.predicate, head.value.strip("( \t").split()[0], atom.span
+        else:
+            tok, params = head
+            name, display, span = tok.value.lower(), tok.value, token_span(tok)
+        return DerivedDecl(name, tuple(params), _one(c[2]), span, display)
 
     def other_section(self, c: list[Any]) -> UnsupportedConstruct:
         tok: Token = c[0]

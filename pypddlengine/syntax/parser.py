@@ -40,7 +40,7 @@ __all__ = [
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Inputs larger than this are rejected with ``INPUT_TOO_LARGE`` (override per call)."""
 
-KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")
+KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action", ":derived")
 KNOWN_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
 
 _GRAMMAR = Path(__file__).with_name("pddl.lark")

@@ -1,0 +1,275 @@
+"""The normalise stage: ADL conditions and effects in the forms that grounding
+and simulation use (a layer above the model, below the lifted task).
+
+* Conditions go to negation normal form (:func:`nnf`): ``imply`` expanded,
+  negations pushed to atoms and equalities, quantifiers dualised.
+* A precondition, goal or axiom body is split (:func:`split`) into its
+  top-level *literals*, which the STRIPS joins of the grounder use, and a
+  *residual* formula (disjunctions and quantifiers) evaluated at ground level.
+  Grounding treats the residual optimistically (it never prunes a reachable
+  action), so the grounding stays complete.
+* An effect becomes unconditional adds and deletes (the STRIPS part) plus
+  :class:`EffectRule` s, one per ``when``/``forall`` leaf: the quantified
+  variables collected on the way down, the conjunction of the conditions
+  met on the way down, and the atoms it adds and deletes.
+* An axiom becomes one :class:`AxiomRule` per top-level disjunct of its body,
+  with the body's top-level existential variables promoted to extra
+  parameters (renamed apart), so that their joins are grounded like an
+  action's.
+
+A pure STRIPS action has no residual and no rules: it goes through unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import (
+    Add,
+    And,
+    Atom,
+    Condition,
+    Delete,
+    DerivedDecl,
+    Effect,
+    EffectAnd,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    Imply,
+    Not,
+    NumericEffect,
+    Or,
+    Parameter,
+    Term,
+    Variable,
+    When,
+)
+
+__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "derived_dependencies",
+           "is_literal", "nnf", "normalise_effect", "split", "substitute"]
+
+Literal = Atom | Not | Equals
+
+
+def is_literal(cond: Condition) -> bool:
+    """An atom, an equality, or the negation of either."""
+    return isinstance(cond, (Atom, Equals)) or (isinstance(cond, Not) and isinstance(cond.operand, (Atom, Equals)))
+
+
+def nnf(cond: Condition, negate: bool = False) -> Condition:
+    """``cond`` (negated when ``negate``) in negation normal form, with
+    nested conjunctions and disjunctions flattened."""
+    match cond:
+        case Atom() | Equals():
+            return Not(cond, cond.span) if negate else cond
+        case Not(operand=inner):
+            return nnf(inner, not negate)
+        case And(parts=parts) | Or(parts=parts):
+            conj = isinstance(cond, And) != negate
+            out: list[Condition] = []
+            for part in parts:
+                n = nnf(part, negate)
+                if isinstance(n, And if conj else Or):
+                    out.extend(n.parts)  # type: ignore[union-attr]
+                else:
+                    out.append(n)
+            if len(out) == 1:
+                return out[0]
+            return And(tuple(out), cond.span) if conj else Or(tuple(out), cond.span)
+        case Imply(antecedent=a, consequent=c):
+            return nnf(Or((Not(a, cond.span), c), cond.span), negate)
+        case Exists(variables=vs, body=body):
+            body = nnf(body, negate)
+            return Forall(vs, body, cond.span) if negate else Exists(vs, body, cond.span)
+        case Forall(variables=vs, body=body):
+            body = nnf(body, negate)
+            return Exists(vs, body, cond.span) if negate else Forall(vs, body, cond.span)
+    raise TypeError(f"not a supported condition: {cond!r}")  # the checker rejected the rest
+
+
+def conjuncts(cond: Condition | None) -> list[Condition]:
+    """The top-level conjuncts of ``cond`` (none for ``None`` or ``(and)``)."""
+    if cond is None:
+        return []
+    if isinstance(cond, And):
+        out: list[Condition] = []
+        for part in cond.parts:
+            out.extend(conjuncts(part))
+        return out
+    return [cond]
+
+
+def split(cond: Condition | None) -> tuple[list[Condition], Condition | None]:
+    """``(literals, residual)`` of the NNF of ``cond``: its top-level literal
+    conjuncts, and the conjunction of the others (``None`` when there are none)."""
+    if cond is None:
+        return [], None
+    literals: list[Condition] = []
+    rest: list[Condition] = []
+    for part in conjuncts(nnf(cond)):
+        (literals if is_literal(part) else rest).append(part)
+    if not rest:
+        return literals, None
+    return literals, rest[0] if len(rest) == 1 else And(tuple(rest))
+
+
+# ----------------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True, slots=True)
+class EffectRule:
+    """One conditional or quantified effect: for every binding of
+    ``variables`` (over their types) under which ``condition`` holds in the
+    state before the step, ``adds`` become true and ``deletes`` false
+    (deletes first, as for the unconditional effects). ``index`` numbers the
+    rules of an action in source order."""
+
+    index: int
+    variables: tuple[Parameter, ...]
+    condition: Condition | None
+    adds: tuple[Atom, ...]
+    deletes: tuple[Atom, ...]
+    source: Effect
+
+
+@dataclass(frozen=True, slots=True)
+class NormalEffect:
+    adds: tuple[Atom, ...]
+    deletes: tuple[Atom, ...]
+    numeric: tuple[NumericEffect, ...]
+    rules: tuple[EffectRule, ...]
+
+
+def normalise_effect(eff: Effect | None) -> NormalEffect:
+    """Unconditional adds, deletes and numeric effects, and the
+    :class:`EffectRule` s of ``eff`` (see the module docstring)."""
+    adds: list[Atom] = []
+    deletes: list[Atom] = []
+    numeric: list[NumericEffect] = []
+    rules: list[EffectRule] = []
+
+    def walk(e: Effect, variables: tuple[Parameter, ...], conds: tuple[Condition, ...], top: Effect | None) -> None:
+        match e:
+            case EffectAnd(parts=parts):
+                for part in parts:
+                    walk(part, variables, conds, top)
+            case When(condition=c, effect=inner):
+                walk(inner, variables, (*conds, c), top or e)
+            case ForallEffect(variables=vs, effect=inner):
+                walk(inner, (*variables, *vs), conds, top or e)
+            case NumericEffect():
+                numeric.append(e)
+            case Add(atom=atom) | Delete(atom=atom):
+                if not variables and not conds:
+                    (adds if isinstance(e, Add) else deletes).append(atom)
+                    return
+                cond = None if not conds else nnf(conds[0] if len(conds) == 1 else And(conds))
+                key = (variables, cond, id(top))
+                last = rules[-1] if rules else None
+                if last is not None and (last.variables, last.condition, id(last.source)) == key:
+                    # one rule per when/forall leaf group: merge the literals of "(when c (and e1 e2))"
+                    merged_adds = (*last.adds, atom) if isinstance(e, Add) else last.adds
+                    merged_dels = (*last.deletes, atom) if isinstance(e, Delete) else last.deletes
+                    rules[-1] = EffectRule(last.index, variables, cond, merged_adds, merged_dels, last.source)
+                    return
+                rules.append(EffectRule(len(rules), variables, cond,
+                                        (atom,) if isinstance(e, Add) else (),
+                                        (atom,) if isinstance(e, Delete) else (), top or e))
+
+    if eff is not None:
+        walk(eff, (), (), None)
+    return NormalEffect(tuple(adds), tuple(deletes), tuple(numeric), tuple(rules))
+
+
+# ----------------------------------------------------------------------------- axioms
+
+
+@dataclass(frozen=True, slots=True)
+class AxiomRule:
+    """One disjunct of an axiom body: ``head`` holds when, for some binding
+    of ``parameters[len(head params):]``, the ``literals`` and ``residual`` hold."""
+
+    axiom: DerivedDecl
+    parameters: tuple[Parameter, ...]
+    literals: tuple[Condition, ...]
+    residual: Condition | None
+
+
+def substitute(cond: Condition, names: dict[str, Term]) -> Condition:
+    """``cond`` with its free variables in ``names`` replaced (bound ones kept)."""
+    def term(t: Term) -> Term:
+        return names[t.name] if isinstance(t, Variable) and t.name in names else t
+
+    match cond:
+        case Atom(predicate=p, terms=ts):
+            return Atom(p, tuple(term(t) for t in ts), cond.span)
+        case Equals(left=a, right=b):
+            return Equals(term(a), term(b), cond.span)
+        case Not(operand=x):
+            return Not(substitute(x, names), cond.span)
+        case And(parts=ps):
+            return And(tuple(substitute(p, names) for p in ps), cond.span)
+        case Or(parts=ps):
+            return Or(tuple(substitute(p, names) for p in ps), cond.span)
+        case Imply(antecedent=a, consequent=c):
+            return Imply(substitute(a, names), substitute(c, names), cond.span)
+        case Exists(variables=vs, body=b) | Forall(variables=vs, body=b):
+            bound = {v.name for v in vs}
+            inner = {k: v for k, v in names.items() if k not in bound}
+            return type(cond)(vs, substitute(b, inner), cond.span)
+    raise TypeError(f"not a normalised condition: {cond!r}")
+
+
+def axiom_rules(axiom: DerivedDecl) -> list[AxiomRule]:
+    """The :class:`AxiomRule` s of one axiom (see the module docstring)."""
+    body = nnf(axiom.body)
+    disjuncts = body.parts if isinstance(body, Or) else (body,)
+    out: list[AxiomRule] = []
+    for disjunct in disjuncts:
+        params = list(axiom.parameters)
+        parts = conjuncts(disjunct)
+        changed = True
+        while changed:  # promote "(exists (?y) ...)" conjuncts, renamed apart, to parameters
+            changed = False
+            flat: list[Condition] = []
+            for part in parts:
+                if isinstance(part, Exists):
+                    names = {v.name: f"{v.name}~{len(params) + i}" for i, v in enumerate(part.variables)}
+                    params.extend(Parameter(names[v.name], v.types, v.span) for v in part.variables)
+                    renamed: dict[str, Term] = {k: Variable(v) for k, v in names.items()}
+                    flat.extend(conjuncts(substitute(part.body, renamed)))
+                    changed = True
+                else:
+                    flat.append(part)
+            parts = flat
+        literals = tuple(p for p in parts if is_literal(p))
+        rest = [p for p in parts if not is_literal(p)]
+        residual = None if not rest else rest[0] if len(rest) == 1 else And(tuple(rest))
+        out.append(AxiomRule(axiom, tuple(params), literals, residual))
+    return out
+
+
+def derived_dependencies(cond: Condition | None, derived: frozenset[str] | set[str]) -> list[tuple[str, bool]]:
+    """``(predicate, positive)`` for each occurrence of a derived predicate in
+    the NNF condition ``cond`` (for stratification: a negative occurrence must
+    be computed in an earlier stratum)."""
+    out: list[tuple[str, bool]] = []
+
+    def walk(c: Condition, positive: bool) -> None:
+        match c:
+            case Atom(predicate=p):
+                if p in derived:
+                    out.append((p, positive))
+            case Not(operand=x):
+                walk(x, not positive)
+            case And(parts=ps) | Or(parts=ps):
+                for part in ps:
+                    walk(part, positive)
+            case Exists(body=b) | Forall(body=b):
+                walk(b, positive)
+
+    if cond is not None:
+        walk(cond, True)
+    return out

@@ -1,0 +1,87 @@
+"""ADL and axioms, stage 1: every construct parses, prints and parses back to
+the same model, and the checker scopes and types variables in quantifiers,
+conditional effects and :derived bodies."""
+
+from __future__ import annotations
+
+import pytest
+
+from pypddlengine import check
+from pypddlengine.model import DerivedDecl, Exists, Forall, ForallEffect, Imply, Or, When
+from pypddlengine.printer import format_domain
+from pypddlengine.syntax import parse_domain, parse_problem
+
+DOMAIN = """\
+(define (domain adl)
+  (:requirements :adl :derived-predicates)
+  (:types room ball)
+  (:predicates (at ?b - ball ?r - room) (robot ?r - room) (lit ?r - room) (seen ?r - room) (dark))
+  (:derived (seen ?r - room) (or (lit ?r) (exists (?b - ball) (at ?b ?r))))
+  (:derived (dark) (forall (?r - room) (not (lit ?r))))
+  (:action move
+    :parameters (?from ?to - room)
+    :precondition (and (robot ?from) (imply (dark) (seen ?to)))
+    :effect (and (robot ?to) (not (robot ?from))
+                 (forall (?b - ball) (when (at ?b ?from) (and (at ?b ?to) (not (at ?b ?from)))))))
+  (:action switch
+    :parameters (?r - room)
+    :precondition (robot ?r)
+    :effect (and (when (lit ?r) (not (lit ?r))) (when (not (lit ?r)) (lit ?r)))))
+"""
+
+PROBLEM = """\
+(define (problem p) (:domain adl)
+  (:objects r1 r2 r3 - room b1 b2 - ball)
+  (:init (robot r1) (at b1 r1) (lit r2))
+  (:goal (and (forall (?b - ball) (imply (at ?b r1) (seen r3))) (exists (?r - room) (at b1 ?r)))))
+"""
+
+
+def test_adl_constructs_parse_and_round_trip() -> None:
+    domain = parse_domain(DOMAIN)
+    assert [a.predicate for a in domain.axioms] == ["seen", "dark"]
+    assert isinstance(domain.axioms[0], DerivedDecl)
+    assert isinstance(domain.axioms[0].body, Or) and isinstance(domain.axioms[0].body.parts[1], Exists)
+    assert isinstance(domain.axioms[1].body, Forall)
+    move = domain.actions[0]
+    assert isinstance(move.precondition.parts[1], Imply)
+    assert isinstance(move.effect.parts[2], ForallEffect) and isinstance(move.effect.parts[2].effect, When)
+    assert parse_domain(format_domain(domain)) == domain
+    report = check(domain, parse_problem(PROBLEM))
+    assert report.ok, [e.render() for e in report.errors]
+    assert {"derived-predicates", "conditional-effects", "universal-effects", "disjunctive-preconditions",
+            "existential-preconditions", "universal-preconditions"} <= report.features
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code", "words"),
+    [
+        ("(exists (?b - ball) (at ?b ?r))", "(exists (?b - ball) (at ?c ?r))", "UNDEFINED_VARIABLE", "?c"),
+        ("(exists (?b - ball) (at ?b ?r))", "(exists (?b - room) (at ?b ?r))", "TYPE_MISMATCH", "ball"),
+        ("(when (at ?b ?from)", "(when (at ?from ?b)", "TYPE_MISMATCH", "ball"),
+        ("(not (robot ?from))", "(not (robot ?from)) (dark)", "INVALID_EFFECT", "dark"),
+        ("(:derived (dark)", "(:derived (dark ?r - room)", "ARITY_MISMATCH", "dark"),
+        ("(lit ?r - room) (seen ?r - room) (dark)", "(lit ?r - room) (dark)", "UNDEFINED_PREDICATE", "seen"),
+    ],
+)
+def test_checker_scopes_and_types_adl_variables(old: str, new: str, code: str, words: str) -> None:
+    assert old in DOMAIN
+    report = check(parse_domain(DOMAIN.replace(old, new, 1)), parse_problem(PROBLEM))
+    assert report.errors, "accepted"
+    err = report.errors[0]
+    assert err.code == code, err.render()
+    assert words in err.message and err.span is not None
+
+
+def test_derived_atom_in_init_is_refused() -> None:
+    report = check(parse_domain(DOMAIN), parse_problem(PROBLEM.replace("(lit r2)", "(lit r2) (dark)")))
+    assert report.errors and report.errors[0].code == "INVALID_EFFECT"
+    assert report.errors[0].span is not None and report.errors[0].span.line == 3
+
+
+def test_numeric_and_durative_stay_rejected_by_name() -> None:
+    numeric = DOMAIN.replace("(:action switch", "(:functions (fuel)) (:action switch").replace(
+        ":effect (and (when (lit ?r)", ":effect (and (increase (fuel) 1) (when (lit ?r)")
+    report = check(parse_domain(numeric), parse_problem(PROBLEM))
+    assert report.errors[0].code == "UNSUPPORTED_REQUIREMENT" and "numeric" in report.errors[0].message
+    assert report.errors[0].span is not None
