@@ -75,18 +75,18 @@ class RelaxedTask:
         self.pre: list[tuple[int, ...]] = [op.pre for op in ops]
         self.add: list[tuple[int, ...]] = [op.add for op in ops]
         self.cost: list[float] = [op.cost for op in ops]
-        self.npre: list[int] = [len(p) for p in self.pre]
-        by_pre: list[list[int]] = [[] for _ in range(n)]
+        # operators without preconditions wait for atom ``n``, an extra atom that always holds
+        self.npre: list[int] = [len(p) or 1 for p in self.pre]
+        by_pre: list[list[int]] = [[] for _ in range(n + 1)]
         for i, pre in enumerate(self.pre):
-            for a in pre:
+            for a in pre or (n,):
                 by_pre[a].append(i)
         self.by_pre: list[tuple[int, ...]] = [tuple(x) for x in by_pre]
-        self.free: tuple[int, ...] = tuple(i for i, p in enumerate(self.pre) if not p)
         goals = task.goal_atoms
         self.missing_goals: tuple[int, ...] = tuple(g for g in goals if g < 0)
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
-        self._inf = [INF] * n
-        self._none = [-1] * n
+        self._inf = [INF] * (n + 1)
+        self._none = [-1] * (n + 1)
         self._zeros = [0] * len(ops)
 
     # ------------------------------------------------------------------ values
@@ -158,7 +158,8 @@ class RelaxedTask:
         self, state: State, additive: bool = True, *, stop: bool = False, forbidden: int = -1
     ) -> tuple[list[float], list[int]]:
         """Cost of every atom (``INF`` if unreachable) and its best supporter
-        (operator index, ``-1`` for atoms of ``state``). With ``stop`` the
+        (operator index, ``-1`` for atoms of ``state``); both lists have one
+        extra entry at the end, an internal atom that always holds. With ``stop`` the
         search ends once every goal atom is settled (costs of unsettled atoms
         are then upper bounds). ``forbidden``: an atom treated as unreachable
         (landmark analysis)."""
@@ -168,22 +169,12 @@ class RelaxedTask:
         acc: list[float] = self._zeros[:]
         by_pre, add, op_cost = self.by_pre, self.add, self.cost
         first = [a for a in state if a != forbidden]
+        first.append(self.n_atoms)  # the always-true atom that operators without preconditions need
         for a in first:
             cost[a] = 0
         # a bucket per distinct cost, and a heap of the costs that have one
         buckets: dict[float, list[int]] = {0: first}
         keys: list[float] = [0]
-        for o in self.free:
-            c = op_cost[o]
-            for q in add[o]:
-                if c < cost[q] and q != forbidden:
-                    cost[q] = c
-                    sup[q] = o
-                    if c in buckets:
-                        buckets[c].append(q)
-                    else:
-                        buckets[c] = [q]
-                        heapq.heappush(keys, c)
         goal_set = set(self.goals)
         left = len(goal_set) if stop else -1
         while keys:
