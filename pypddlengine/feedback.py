@@ -16,9 +16,9 @@ usual. Costs are exact numbers; ``None`` stands for "unreachable".
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
+from .heuristics import relaxed_task
 from .task import GroundAction, State, Task
 
 __all__ = ["RelaxedAnalysis", "analyse"]
@@ -44,72 +44,10 @@ class RelaxedAnalysis:
 
 
 def analyse(task: Task, state: State) -> RelaxedAnalysis:
-    """Compute ``h_add``, ``h_FF`` and unreachable goals for ``state``.
-
-    Dijkstra over atoms with the usual counter per action; it stops as soon
-    as every goal atom is settled, so states near the goal are cheap."""
-    goals = [g for g in task.goal_pos]
-    if any(g < 0 for g in goals):  # a goal atom the grounding never reached
-        missing = tuple(g for g in goals if g < 0)
-        return RelaxedAnalysis(None, None, (), missing)
-    pre_index = task.precondition_index()
-    cost: dict[int, float] = {}
-    supporter: dict[int, GroundAction | None] = {}
-    heap: list[tuple[float, int]] = []
-    for a in state:
-        cost[a] = 0.0
-        supporter[a] = None
-        heap.append((0.0, a))
-    heapq.heapify(heap)
-    remaining: dict[int, int] = {}
-    acc: dict[int, float] = {}
-    pending_goals = {g for g in goals if g not in state}
-
-    def fire(action: GroundAction, base: float) -> None:
-        c = base + action.cost
-        for e in action.add:
-            old = cost.get(e)
-            if old is None or c < old:
-                cost[e] = c
-                supporter[e] = action
-                heapq.heappush(heap, (c, e))
-
-    for action in task.unconditioned:  # no fluent preconditions: free in the relaxation
-        fire(action, 0.0)
-    settled: set[int] = set()
-    while heap and pending_goals:
-        c, atom = heapq.heappop(heap)
-        if atom in settled or c > cost.get(atom, c):
-            continue
-        settled.add(atom)
-        pending_goals.discard(atom)
-        for action in pre_index.get(atom, ()):
-            aid = action.id
-            left = remaining.get(aid)
-            if left is None:
-                left = len(set(action.pre))
-            left -= 1
-            remaining[aid] = left
-            total = acc.get(aid, 0.0) + c
-            acc[aid] = total
-            if left == 0:
-                fire(action, total)
-    unreachable = tuple(g for g in goals if g not in cost)
-    if unreachable:
-        return RelaxedAnalysis(None, None, (), unreachable)
-    h_add = float(sum(cost[g] for g in goals))
-    plan: dict[int, GroundAction] = {}
-    stack = [g for g in goals if supporter.get(g) is not None]
-    seen: set[int] = set()
-    while stack:
-        atom = stack.pop()
-        if atom in seen:
-            continue
-        seen.add(atom)
-        action = supporter.get(atom)
-        if action is None or action.id in plan:
-            continue
-        plan[action.id] = action
-        stack.extend(p for p in action.pre if supporter.get(p) is not None)
-    ordered = tuple(sorted(plan.values(), key=lambda a: (max((cost[p] for p in a.pre), default=0.0), a.id)))
-    return RelaxedAnalysis(h_add, float(sum(a.cost for a in ordered)), ordered, ())
+    """Compute ``h_add``, ``h_FF`` and unreachable goals for ``state`` (one
+    exploration of :class:`pypddlengine.heuristics.RelaxedTask`)."""
+    rt = relaxed_task(task)
+    ev = rt.evaluate(state, "add")
+    if ev.dead_end:
+        return RelaxedAnalysis(None, None, (), ev.unreachable_goals)
+    return RelaxedAnalysis(ev.h, ev.h_ff, rt.actions(ev.relaxed_plan), ())

@@ -205,3 +205,62 @@ class BruteForce:
 
     def is_goal(self, state: set[Fact]) -> bool:
         return self.holds(self.problem.goal, {}, state)
+
+
+# ----------------------------------------------------------------------------- relaxed planning, by brute force
+
+
+def relaxed_costs_fixpoint(task, state, additive: bool, ops=None) -> list[float]:  # type: ignore[no-untyped-def]
+    """h_add (``additive``) or h_max cost of every atom by plain fixpoint
+    iteration over all relaxed operators (Bellman-Ford style: no queue, no
+    counters), independent of :mod:`pypddlengine.heuristics`."""
+    inf = float("inf")
+    cost = [inf] * len(task.atoms)
+    for a in state:
+        cost[a] = 0.0
+    ops = task.relaxed_operators() if ops is None else ops
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            pre = [cost[p] for p in op.pre]
+            if any(c == inf for c in pre):
+                continue
+            c = op.cost + (sum(pre) if additive else max(pre, default=0.0))
+            for q in op.add:
+                if c < cost[q]:
+                    cost[q] = c
+                    changed = True
+    return cost
+
+
+def optimal_relaxed_cost(task, state, max_nodes: int = 200_000) -> float | None:  # type: ignore[no-untyped-def]
+    """h+ (the cost of an optimal relaxed plan) by uniform-cost search over
+    sets of reached atoms; ``None`` past ``max_nodes`` (tiny tasks only)."""
+    import heapq
+
+    goals = frozenset(g for g in task.goal_atoms)
+    if any(g < 0 for g in goals):
+        return float("inf")
+    ops = task.relaxed_operators()
+    start = frozenset(state)
+    heap = [(0.0, 0, start)]
+    best = {start: 0.0}
+    tie = 0
+    while heap:
+        c, _, reached = heapq.heappop(heap)
+        if c > best[reached]:
+            continue
+        if goals <= reached:
+            return c
+        for op in ops:
+            if all(p in reached for p in op.pre) and not reached.issuperset(op.add):
+                nxt = reached.union(op.add)
+                nc = c + op.cost
+                if nc < best.get(nxt, float("inf")):
+                    best[nxt] = nc
+                    tie += 1
+                    heapq.heappush(heap, (nc, tie, nxt))
+                    if len(best) > max_nodes:
+                        return None
+    return float("inf")

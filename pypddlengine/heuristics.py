@@ -1,0 +1,220 @@
+"""Delete-relaxation heuristics on integer-indexed arrays.
+
+Everything here reads a task only through its delete relaxation,
+:meth:`Task.relaxed_operators` and :attr:`Task.goal_atoms`, so conditional
+effects and axioms work as soon as the task provides operators for them.
+:class:`RelaxedTask` compiles that view once into flat lists (operator ->
+preconditions, adds, cost; atom -> operators it is a precondition of) and
+then evaluates states with a precondition counter per operator:
+
+* ``goal_count``: positive goal atoms that do not hold;
+* ``h_max`` and ``h_add`` (Bonet & Geffner): the cost of an atom is the
+  cheapest achiever's cost plus the max (``h_max``) or the sum (``h_add``)
+  of its preconditions' costs;
+* ``h_FF`` (Hoffmann & Nebel): the cost of a relaxed plan extracted
+  backwards from the goal through best supporters. Supporters come from the
+  ``h_add`` exploration (as in Fast Downward's ``ff()``), so ``h_FF`` and
+  ``h_add`` cost one exploration together.
+
+The exploration is a generalised Dijkstra search over atoms with a bucket
+per distinct cost value and a heap of those values (in unit-cost tasks a
+handful of buckets, so it runs like Dial's algorithm). It stops as soon as every goal atom is
+settled, so states near the goal are cheap; when some goal atom is never
+settled it has run to exhaustion, and those goal atoms are unreachable even
+ignoring deletes: a proof that no plan exists from the state.
+
+Negative preconditions and negative goals are dropped by the relaxation.
+``INF`` (``math.inf``) stands for "unreachable".
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import weakref
+from dataclasses import dataclass
+from typing import Literal
+
+from .task import GroundAction, State, Task
+
+__all__ = ["HEURISTICS", "INF", "Evaluation", "RelaxedTask", "relaxed_task"]
+
+INF = math.inf
+HEURISTICS = ("goal_count", "h_max", "h_add", "h_ff")
+"""The heuristic names :meth:`RelaxedTask.value` accepts."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """One state's relaxed values. ``h_add``/``h_ff`` (or ``h_max``) are
+    ``INF`` when some goal atom is unreachable in the relaxation;
+    ``relaxed_plan`` holds operator indices (see :meth:`RelaxedTask.actions`),
+    ordered by the cost at which they become applicable;
+    ``unreachable_goals`` lists the goal atom ids that cannot be reached."""
+
+    goal_count: int
+    h: float
+    h_ff: float
+    relaxed_plan: tuple[int, ...]
+    unreachable_goals: tuple[int, ...]
+    mode: str
+
+    @property
+    def dead_end(self) -> bool:
+        return bool(self.unreachable_goals)
+
+
+class RelaxedTask:
+    """A task's delete relaxation compiled into integer-indexed arrays."""
+
+    def __init__(self, task: Task) -> None:
+        ops = task.relaxed_operators()
+        n = len(task.atoms)
+        self.n_atoms = n
+        self.operators = ops
+        self.pre: list[tuple[int, ...]] = [op.pre for op in ops]
+        self.add: list[tuple[int, ...]] = [op.add for op in ops]
+        self.cost: list[float] = [op.cost for op in ops]
+        # operators without preconditions wait for atom ``n``, an extra atom that always holds
+        self.npre: list[int] = [len(p) or 1 for p in self.pre]
+        by_pre: list[list[int]] = [[] for _ in range(n + 1)]
+        for i, pre in enumerate(self.pre):
+            for a in pre or (n,):
+                by_pre[a].append(i)
+        self.by_pre: list[tuple[int, ...]] = [tuple(x) for x in by_pre]
+        goals = task.goal_atoms
+        self.missing_goals: tuple[int, ...] = tuple(g for g in goals if g < 0)
+        self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
+        self._inf = [INF] * (n + 1)
+        self._none = [-1] * (n + 1)
+        self._zeros = [0] * len(ops)
+
+    # ------------------------------------------------------------------ values
+
+    def goal_count(self, state: State) -> int:
+        """Positive goal atoms that do not hold (a never-reachable one counts)."""
+        return len(self.missing_goals) + sum(1 for g in self.goals if g not in state)
+
+    def actions(self, plan: tuple[int, ...]) -> tuple[GroundAction, ...]:
+        """The ground actions of a relaxed plan (axioms left out)."""
+        ops = self.operators
+        return tuple(a for a in dict.fromkeys(ops[i].action for i in plan) if a is not None)
+
+    def value(self, name: str, state: State) -> float:
+        """One heuristic by name (see :data:`HEURISTICS`); ``INF`` for a
+        relaxed dead end."""
+        if name == "goal_count":
+            return float(self.goal_count(state))
+        if name == "h_max":
+            return self.evaluate(state, "max").h
+        if name == "h_add":
+            return self.evaluate(state, "add").h
+        if name == "h_ff":
+            return self.evaluate(state, "add").h_ff
+        raise ValueError(f"unknown heuristic '{name}'; choose one of {', '.join(HEURISTICS)}")
+
+    def evaluate(self, state: State, mode: Literal["add", "max"] = "add", *, plan: bool = True) -> Evaluation:
+        """Explore from ``state``; ``h`` is ``h_add`` or ``h_max`` per ``mode``,
+        ``h_ff`` the relaxed plan's cost (extracted when ``plan``)."""
+        gc = self.goal_count(state)
+        if self.missing_goals:
+            return Evaluation(gc, INF, INF, (), self.missing_goals, mode)
+        cost, sup = self.explore(state, mode == "add", stop=True)
+        goals = self.goals
+        unreachable = tuple(g for g in goals if cost[g] == INF)
+        if unreachable:
+            return Evaluation(gc, INF, INF, (), unreachable, mode)
+        h = sum(cost[g] for g in goals) if mode == "add" else max((cost[g] for g in goals), default=0)
+        if not plan:
+            return Evaluation(gc, float(h), INF, (), (), mode)
+        chosen = self.extract(goals, sup)
+        op_cost = self.cost
+        h_ff = sum(op_cost[o] for o in chosen)
+        pre = self.pre
+        ordered = tuple(sorted(chosen, key=lambda o: (max((cost[p] for p in pre[o]), default=0), o)))
+        return Evaluation(gc, float(h), float(h_ff), ordered, (), mode)
+
+    def extract(self, goals: tuple[int, ...], sup: list[int]) -> set[int]:
+        """The relaxed plan: best supporters, backwards from ``goals``."""
+        chosen: set[int] = set()
+        seen: set[int] = set()
+        stack = list(goals)
+        pre = self.pre
+        while stack:
+            atom = stack.pop()
+            if atom in seen:
+                continue
+            seen.add(atom)
+            o = sup[atom]
+            if o < 0 or o in chosen:
+                continue
+            chosen.add(o)
+            stack.extend(pre[o])
+        return chosen
+
+    # ------------------------------------------------------------------ exploration
+
+    def explore(
+        self, state: State, additive: bool = True, *, stop: bool = False, forbidden: int = -1
+    ) -> tuple[list[float], list[int]]:
+        """Cost of every atom (``INF`` if unreachable) and its best supporter
+        (operator index, ``-1`` for atoms of ``state``); both lists have one
+        extra entry at the end, an internal atom that always holds. With ``stop`` the
+        search ends once every goal atom is settled (costs of unsettled atoms
+        are then upper bounds). ``forbidden``: an atom treated as unreachable
+        (landmark analysis)."""
+        cost: list[float] = self._inf[:]
+        sup = self._none[:]
+        remaining = self.npre[:]
+        acc: list[float] = self._zeros[:]
+        by_pre, add, op_cost = self.by_pre, self.add, self.cost
+        first = [a for a in state if a != forbidden]
+        first.append(self.n_atoms)  # the always-true atom that operators without preconditions need
+        for a in first:
+            cost[a] = 0
+        # a bucket per distinct cost, and a heap of the costs that have one
+        buckets: dict[float, list[int]] = {0: first}
+        keys: list[float] = [0]
+        goal_set = set(self.goals)
+        left = len(goal_set) if stop else -1
+        while keys:
+            b = heapq.heappop(keys)
+            for a in buckets[b]:  # zero-cost operators append to this bucket while it is read
+                if cost[a] != b:
+                    continue
+                if a in goal_set:
+                    left -= 1
+                    if left == 0:
+                        return cost, sup
+                for o in by_pre[a]:
+                    r = remaining[o] - 1
+                    remaining[o] = r
+                    if additive:
+                        s = acc[o] + b
+                        acc[o] = s
+                    else:
+                        s = b
+                    if r == 0:
+                        c = s + op_cost[o]
+                        for q in add[o]:
+                            if c < cost[q] and q != forbidden:
+                                cost[q] = c
+                                sup[q] = o
+                                if c in buckets:
+                                    buckets[c].append(q)
+                                else:
+                                    buckets[c] = [q]
+                                    heapq.heappush(keys, c)
+            del buckets[b]
+        return cost, sup
+
+
+def relaxed_task(task: Task) -> RelaxedTask:
+    """The task's :class:`RelaxedTask`, built once per task and cached on it."""
+    cached = _CACHE.get(task)
+    if cached is None:
+        cached = _CACHE[task] = RelaxedTask(task)
+    return cached
+
+
+_CACHE: weakref.WeakKeyDictionary[Task, RelaxedTask] = weakref.WeakKeyDictionary()

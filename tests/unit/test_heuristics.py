@@ -1,0 +1,126 @@
+"""Delete-relaxation heuristics: hand-computed values, a brute-force
+fixpoint oracle on random states, h+ bounds, and h_FF == 0 exactly in goal
+states."""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracles import optimal_relaxed_cost, relaxed_costs_fixpoint
+
+from pypddlengine import Session, ground, load_task
+from pypddlengine.bundled import bundled_task
+from pypddlengine.heuristics import HEURISTICS, RelaxedTask, relaxed_task
+
+SMALL = ["blocksworld/p01", "blocksworld/p03", "gripper/p01", "logistics/p01", "blocksworld-table/p01",
+         "blocksworld-sizes/p01", "blocksworld-table/u01"]
+
+
+@functools.cache
+def small_task(name: str):  # type: ignore[no-untyped-def]
+    return ground(load_task(*bundled_task(name)))
+
+
+def test_hand_computed_values_blocksworld_p01() -> None:
+    # p01: c on a, a and b on the table; goal (on a b) (on b c). Worked out by hand in unit costs:
+    # h_max: holding a needs clear a (unstack c a, 1) -> pick-up a at 2 -> stack a b at 3.
+    # h_add: on a b = 1 + holding a (2) = 3; on b c = 1 + holding b (1) = 2; sum 5.
+    # h_FF: stack a b, pick-up a, unstack c a, stack b c, pick-up b = 5 (= h+, the real plan has 6 steps).
+    session = Session(small_task("blocksworld/p01"))
+    rt = relaxed_task(session.task)
+    expect = {"goal_count": 2, "h_max": 3, "h_add": 5, "h_ff": 5}
+    assert {h: rt.value(h, session.state) for h in HEURISTICS} == expect
+    names = sorted(session.task.render_action(a) for a in rt.actions(rt.evaluate(session.state).relaxed_plan))
+    assert names == ["(pick-up a)", "(pick-up b)", "(stack a b)", "(stack b c)", "(unstack c a)"]
+    # after (unstack c a) the hand is full: handempty and clear c cost 1 (one op adds both),
+    # holding a/b cost 2; on b c = 1 + 2 + 1, on a b = 1 + 2 + 0.
+    assert session.execute("(unstack c a)").success
+    expect = {"goal_count": 2, "h_max": 3, "h_add": 7, "h_ff": 5}
+    assert {h: rt.value(h, session.state) for h in HEURISTICS} == expect
+
+
+def test_unknown_heuristic_name() -> None:
+    rt = relaxed_task(small_task("blocksworld/p01"))
+    with pytest.raises(ValueError, match="unknown heuristic 'h_lol'"):
+        rt.value("h_lol", small_task("blocksworld/p01").init)
+
+
+@st.composite
+def task_and_state(draw):  # type: ignore[no-untyped-def]
+    """A small bundled task and an arbitrary set of its reachable atoms
+    (static facts kept): relaxed analysis is defined on any atom set."""
+    task = small_task(draw(st.sampled_from(SMALL)))
+    fluent = [i for i, r in enumerate(task.reachable) if r and i not in task.static_atoms]
+    chosen = draw(st.lists(st.sampled_from(fluent), max_size=len(fluent), unique=True))
+    return task, frozenset(chosen) | task.static_atoms
+
+
+@given(task_and_state())
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_costs_equal_brute_force_fixpoint(case) -> None:  # type: ignore[no-untyped-def]
+    task, state = case
+    rt = relaxed_task(task)
+    for additive in (True, False):
+        want = relaxed_costs_fixpoint(task, state, additive)
+        got = rt.explore(state, additive)[0][: len(task.atoms)]
+        assert got == want
+        goals = task.goal_atoms
+        ev = rt.evaluate(state, "add" if additive else "max")
+        if any(want[g] == math.inf for g in goals):
+            assert ev.dead_end and set(ev.unreachable_goals) == {g for g in goals if want[g] == math.inf}
+            assert ev.h == ev.h_ff == math.inf
+        else:
+            assert ev.h == (sum if additive else max)(want[g] for g in goals)
+
+
+@given(task_and_state())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_h_ff_is_a_relaxed_plan_between_h_max_and_h_add(case) -> None:  # type: ignore[no-untyped-def]
+    task, state = case
+    rt = relaxed_task(task)
+    ev = rt.evaluate(state, "add")
+    h_max = rt.value("h_max", state)
+    if ev.dead_end:
+        assert h_max == math.inf
+        return
+    reached = set(state)
+    for o in ev.relaxed_plan:  # in order: every operator is applicable when its turn comes
+        assert all(p in reached for p in rt.pre[o])
+        reached.update(rt.add[o])
+    assert all(g in reached for g in task.goal_atoms)
+    assert h_max <= ev.h_ff <= ev.h
+    assert (ev.h_ff == 0) == all(g in state for g in task.goal_atoms)
+
+
+@pytest.mark.parametrize("name", ["blocksworld/p01", "gripper/p01", "blocksworld-table/p01"])
+def test_h_plus_bounds_on_random_walks(name: str) -> None:
+    """h_max <= h+ <= h_FF, with h+ from an exhaustive search of relaxed states."""
+    task = small_task(name)
+    rt = relaxed_task(task)
+    rng = random.Random(name)
+    state = task.init
+    checked = 0
+    for _ in range(12):
+        h_plus = optimal_relaxed_cost(task, state, max_nodes=50_000)
+        if h_plus is not None:
+            checked += 1
+            assert rt.value("h_max", state) <= h_plus <= rt.value("h_ff", state)
+        state = rng.choice(task.applicable(state)).apply(state)
+    assert checked
+
+
+@given(task_and_state(), st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 7.0]), min_size=1, max_size=5))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_general_costs_equal_brute_force_fixpoint(case, pattern) -> None:  # type: ignore[no-untyped-def]
+    """Non-unit (and zero) operator costs, assigned cyclically from ``pattern``."""
+    task, state = case
+    rt = RelaxedTask(task)
+    rt.cost = [pattern[i % len(pattern)] for i in range(len(rt.cost))]
+    ops = [op._replace(cost=c) for op, c in zip(rt.operators, rt.cost)]
+    for additive in (True, False):
+        assert rt.explore(state, additive)[0][: len(task.atoms)] == relaxed_costs_fixpoint(task, state, additive, ops)
