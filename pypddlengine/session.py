@@ -29,6 +29,11 @@ starts it again. A digest match is confirmed on the states themselves, so a
 hash collision never reports a false loop. It is on at level ``FULL`` and at
 any level with ``detect_loops=True``.
 
+Partial observability: ``observation=`` rules (see
+:mod:`pypddlengine.observation`) hide atoms from :meth:`state_atoms`,
+:meth:`observe` and a step's added/deleted atoms; execution, applicability and
+the goal stay on the true state (:attr:`state`).
+
 A failed :meth:`execute` changes nothing: not the state, not the history, and
 the session stays usable. Failures are returned, not raised, with a stable
 ``code`` (``INAPPLICABLE_ACTION``, ``UNKNOWN_ACTION``, ``WRONG_ARITY``,
@@ -46,6 +51,7 @@ from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, Plan
+from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import GroundAction, State, Task
@@ -207,6 +213,7 @@ class Session:
         feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
         options: GroundingOptions = DEFAULT_OPTIONS,
         detect_loops: bool | None = None,
+        observation: str | Iterable[str] | None = None,
     ) -> None:
         if not isinstance(task, Task):
             if problem is None:
@@ -231,6 +238,11 @@ class Session:
         self._checkpoints: dict[str, Checkpoint] = {}
         self._last_distance: float | None = None
         self.failed_attempts = 0
+        self.observation: Observation | None = None
+        """The rules hiding atoms from the agent (``None``: everything is seen)."""
+        if observation is not None:
+            compiled = compile_observation(observation, task)
+            self.observation = compiled if compiled.text else None
 
     # ------------------------------------------------------------------ construction
 
@@ -246,6 +258,7 @@ class Session:
         options: GroundingOptions = DEFAULT_OPTIONS,
         max_bytes: int = MAX_INPUT_BYTES,
         detect_loops: bool | None = None,
+        observation: str | Iterable[str] | None = None,
     ) -> Session:
         """Initialise from PDDL text: parse, check, compile and ground.
 
@@ -254,7 +267,8 @@ class Session:
         ``options``)."""
         d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
         p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
-        return cls(ground(compile_task(d, p), options), feedback=feedback, detect_loops=detect_loops)
+        return cls(ground(compile_task(d, p), options), feedback=feedback, detect_loops=detect_loops,
+                   observation=observation)
 
     # ------------------------------------------------------------------ state
 
@@ -263,11 +277,20 @@ class Session:
         """The current state (atom ids; static atoms included)."""
         return self._state
 
-    def state_atoms(self, *, include_static: bool = True) -> list[str]:
-        """The atoms that hold, rendered and sorted."""
+    def state_atoms(self, *, include_static: bool = True, observed: bool = True) -> list[str]:
+        """The atoms that hold, rendered and sorted (with an observation, only
+        the visible ones unless ``observed=False``)."""
         task = self.task
-        ids = self._state if include_static else self._state - task.static_atoms
+        ids = self.observe() if observed else self._state
+        if not include_static:
+            ids = ids - task.static_atoms
         return sorted(task.render_atom(i) for i in ids)
+
+    def observe(self, state: State | None = None) -> State:
+        """The atoms of ``state`` (default: the current state) that the
+        session's observation rules let the agent see."""
+        state = self._state if state is None else state
+        return state if self.observation is None else self.observation.visible(state)
 
     def is_goal(self) -> bool:
         return self.task.is_goal(self._state)
@@ -326,6 +349,10 @@ class Session:
         new_state = ground_action.apply(state)
         added = tuple(a for a in ground_action.add if a not in state)
         deleted = tuple(d for d in ground_action.delete if d in state and d not in new_state)
+        shown_added, shown_deleted = added, deleted
+        if self.observation is not None:  # the change in what is seen: revealed atoms count as added
+            seen_before, seen_after = self.observe(state), self.observe(new_state)
+            shown_added, shown_deleted = tuple(seen_after - seen_before), tuple(seen_before - seen_after)
         self._state = new_state
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
@@ -337,8 +364,8 @@ class Session:
             state=new_state,
             goal_reached=self.task.is_goal(new_state),
             step=step,
-            added=tuple(sorted(render(a) for a in added)),
-            deleted=tuple(sorted(render(d) for d in deleted)),
+            added=tuple(sorted(render(a) for a in shown_added)),
+            deleted=tuple(sorted(render(d) for d in shown_deleted)),
             feedback=self._feedback(new_state, revisited),
         )
 

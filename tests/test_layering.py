@@ -17,7 +17,7 @@ LAYERS = {
     "lifted": 4,
     "validate": 5, "task": 5,
     "grounding": 6,
-    "feedback": 7,
+    "feedback": 7, "observation": 7,
     "session": 8,
     "loading": 9,
     "__init__": 10,
