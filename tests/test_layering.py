@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pypddlengine"
 LAYERS = {
     "errors": 0, "features": 0, "gcpause": 0,
     "model": 1,
-    "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2,
+    "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2, "relabel": 2,
     "checker": 3,
     "lifted": 4,
     "validate": 5, "task": 5,
