@@ -40,6 +40,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks.",
     ),
     "experiment": ("pypddlengine.harness.cli:experiment", "Run and report LLM planning experiments (direct, agentic)."),
+    "relabel": ("pypddlengine.cli_relabel:relabel", "Write a relabelled copy of a domain and problems; map plans."),
 }
 
 

@@ -17,9 +17,11 @@ from typing import NamedTuple
 
 __all__ = [
     "ActionReferenceError",
+    "CheckpointError",
     "ErrorCode",
     "GroundingLimitError",
     "InputTooLargeError",
+    "ObservationRuleError",
     "PDDLError",
     "PDDLSemanticError",
     "PDDLSyntaxError",
@@ -77,6 +79,11 @@ class ErrorCode:
     WRONG_ARITY = "WRONG_ARITY"
     UNKNOWN_OBJECT = "UNKNOWN_OBJECT"
     ACTION_SYNTAX = "ACTION_SYNTAX"
+    # session checkpoints and observation rules
+    UNKNOWN_CHECKPOINT = "UNKNOWN_CHECKPOINT"
+    CHECKPOINT_LIMIT = "CHECKPOINT_LIMIT"
+    BAD_CHECKPOINT_NAME = "BAD_CHECKPOINT_NAME"
+    BAD_OBSERVATION_RULE = "BAD_OBSERVATION_RULE"
 
 
 class Span(NamedTuple):
@@ -259,3 +266,18 @@ class ActionReferenceError(PDDLError):
     object of the wrong type. ``details`` carries ``suggestions`` when any."""
 
     default_code = ErrorCode.UNKNOWN_ACTION
+
+
+class CheckpointError(PDDLError):
+    """A checkpoint call that cannot be honoured: an unknown name
+    (``UNKNOWN_CHECKPOINT``), too many checkpoints (``CHECKPOINT_LIMIT``) or a
+    name that is empty or too long (``BAD_CHECKPOINT_NAME``)."""
+
+    default_code = ErrorCode.UNKNOWN_CHECKPOINT
+
+
+class ObservationRuleError(PDDLError):
+    """An observation rule that does not parse or names no predicate of the
+    task (``BAD_OBSERVATION_RULE``)."""
+
+    default_code = ErrorCode.BAD_OBSERVATION_RULE

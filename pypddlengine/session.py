@@ -16,7 +16,23 @@ validate a complete plan   :meth:`Session.validate`
 =========================  =========================================
 
 plus :meth:`undo`, :meth:`explain` (why an action is or is not applicable,
-without executing it), :meth:`goal_status` and :meth:`analysis`.
+without executing it), :meth:`goal_status` and :meth:`analysis`, and named
+checkpoints (:meth:`save`, :meth:`restore`, :meth:`checkpoints`,
+:meth:`delete_checkpoint`) that keep the state and the history.
+
+Loop detection: the session keeps a digest of the state after every step of
+the current history (step 0 is the initial state) and the first step at which
+each digest occurs, so :attr:`Feedback.revisited_step` says "this state equals
+the state after step 9". The index follows the history exactly: undo drops the
+steps it undoes, restore rebuilds it from the checkpoint's history, reset
+starts it again. A digest match is confirmed on the states themselves, so a
+hash collision never reports a false loop. It is on at level ``FULL`` and at
+any level with ``detect_loops=True``.
+
+Partial observability: ``observation=`` rules (see
+:mod:`pypddlengine.observation`) hide atoms from :meth:`state_atoms`,
+:meth:`observe` and a step's added/deleted atoms; execution, applicability and
+the goal stay on the true state (:attr:`state`).
 
 A failed :meth:`execute` changes nothing: not the state, not the history, and
 the session stays usable. Failures are returned, not raised, with a stable
@@ -30,17 +46,19 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .errors import ActionReferenceError, ErrorCode, PDDLError
+from .errors import ActionReferenceError, CheckpointError, ErrorCode, PDDLError
 from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, Plan
+from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import GroundAction, State, Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
+    "Checkpoint",
     "Explanation",
     "Failure",
     "Feedback",
@@ -155,6 +173,25 @@ class StepResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A named snapshot of a session: the state and the history that led to it."""
+
+    name: str
+    state: State = field(repr=False)
+    history: tuple[HistoryEntry, ...] = field(repr=False)
+    digests: tuple[int, ...] = field(repr=False)
+
+    @property
+    def step(self) -> int:
+        return len(self.history)
+
+
+MAX_CHECKPOINTS = 64
+"""Checkpoints one session keeps at most (each holds a copy of the history)."""
+MAX_CHECKPOINT_NAME = 64
+
+
+@dataclass(frozen=True, slots=True)
 class Explanation:
     """Whether an action is applicable now, and if not why (see :meth:`Session.explain`)."""
 
@@ -177,6 +214,8 @@ class Session:
         *,
         feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
         options: GroundingOptions = DEFAULT_OPTIONS,
+        detect_loops: bool | None = None,
+        observation: str | Iterable[str] | None = None,
     ) -> None:
         if not isinstance(task, Task):
             if problem is None:
@@ -193,9 +232,19 @@ class Session:
         self._state: State = task.init
         self._history: list[HistoryEntry] = []
         self._applicable_cache: tuple[State, list[GroundAction]] | None = None
-        self._visited: dict[int, int] = {hash(task.init): 0}
+        self.detect_loops = self.feedback_level >= FeedbackLevel.FULL if detect_loops is None else detect_loops
+        self._digests: list[int] = [hash(task.init)]
+        """The digest of the state after each step of the history (0: the initial state)."""
+        self._first_seen: dict[int, int] = {self._digests[0]: 0}
+        """Each digest of :attr:`_digests` and the first step where it occurs."""
+        self._checkpoints: dict[str, Checkpoint] = {}
         self._last_distance: float | None = None
         self.failed_attempts = 0
+        self.observation: Observation | None = None
+        """The rules hiding atoms from the agent (``None``: everything is seen)."""
+        if observation is not None:
+            compiled = compile_observation(observation, task)
+            self.observation = compiled if compiled.text else None
 
     # ------------------------------------------------------------------ construction
 
@@ -210,6 +259,8 @@ class Session:
         feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
         options: GroundingOptions = DEFAULT_OPTIONS,
         max_bytes: int = MAX_INPUT_BYTES,
+        detect_loops: bool | None = None,
+        observation: str | Iterable[str] | None = None,
     ) -> Session:
         """Initialise from PDDL text: parse, check, compile and ground.
 
@@ -218,7 +269,8 @@ class Session:
         ``options``)."""
         d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
         p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
-        return cls(ground(compile_task(d, p), options), feedback=feedback)
+        return cls(ground(compile_task(d, p), options), feedback=feedback, detect_loops=detect_loops,
+                   observation=observation)
 
     # ------------------------------------------------------------------ state
 
@@ -227,11 +279,20 @@ class Session:
         """The current state (atom ids; static atoms included)."""
         return self._state
 
-    def state_atoms(self, *, include_static: bool = True) -> list[str]:
-        """The atoms that hold, rendered and sorted."""
+    def state_atoms(self, *, include_static: bool = True, observed: bool = True) -> list[str]:
+        """The atoms that hold, rendered and sorted (with an observation, only
+        the visible ones unless ``observed=False``)."""
         task = self.task
-        ids = self._state if include_static else self._state - task.static_atoms
+        ids = self.observe() if observed else self._state
+        if not include_static:
+            ids = ids - task.static_atoms
         return sorted(task.render_atom(i) for i in ids)
+
+    def observe(self, state: State | None = None) -> State:
+        """The atoms of ``state`` (default: the current state) that the
+        session's observation rules let the agent see."""
+        state = self._state if state is None else state
+        return state if self.observation is None else self.observation.visible(state)
 
     def is_goal(self) -> bool:
         return self.task.is_goal(self._state)
@@ -296,9 +357,14 @@ class Session:
             added = tuple(sorted(new_state - state))
             deleted = tuple(sorted(state - new_state))
             fired = self._fired(ground_action, state)
+        shown_added, shown_deleted = added, deleted
+        if self.observation is not None:  # the change in what is seen: revealed atoms count as added
+            seen_before, seen_after = self.observe(state), self.observe(new_state)
+            shown_added, shown_deleted = tuple(seen_after - seen_before), tuple(seen_before - seen_after)
         self._state = new_state
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
+        revisited = self._record_visit(new_state, step)
         render = self.task.render_atom
         return StepResult(
             success=True,
@@ -306,9 +372,9 @@ class Session:
             state=new_state,
             goal_reached=self.task.is_goal(new_state),
             step=step,
-            added=tuple(sorted(render(a) for a in added)),
-            deleted=tuple(sorted(render(d) for d in deleted)),
-            feedback=self._feedback(new_state, step),
+            added=tuple(sorted(render(a) for a in shown_added)),
+            deleted=tuple(sorted(render(d) for d in shown_deleted)),
+            feedback=self._feedback(new_state, revisited),
             fired=fired,
         )
 
@@ -406,10 +472,12 @@ class Session:
         """Relaxed-planning analysis (h_add, h_FF, dead end) of the current state."""
         return analyse(self.task, self._state)
 
-    def _feedback(self, state: State, step: int) -> Feedback | None:
+    def _feedback(self, state: State, revisited: int | None) -> Feedback | None:
         level = self.feedback_level
+        loop_notes = () if revisited is None else (
+            f"this state equals the state after step {revisited}; you may be going in circles",)
         if level <= FeedbackLevel.PLAIN:
-            return None
+            return Feedback(revisited_step=revisited, notes=loop_notes) if self.detect_loops else None
         goals = self.goal_status()
         distance = change = None
         dead = False
@@ -427,15 +495,46 @@ class Session:
             if distance is not None and self._last_distance is not None:
                 change = distance - self._last_distance
             self._last_distance = distance
-        revisited = None
-        if level >= FeedbackLevel.FULL:
-            fingerprint = hash(state)
-            revisited = self._visited.get(fingerprint)
-            if revisited is None:
-                self._visited[fingerprint] = step
-            else:
-                notes.append(f"this state was already reached after step {revisited}; you may be going in circles")
-        return Feedback(goals, distance, change, dead, unreachable, revisited, tuple(notes))
+        if not self.detect_loops:
+            revisited, loop_notes = None, ()
+        return Feedback(goals, distance, change, dead, unreachable, revisited, (*notes, *loop_notes))
+
+    # ------------------------------------------------------------------ loop detection
+
+    def _record_visit(self, state: State, step: int) -> int | None:
+        """Add the state after ``step`` to the loop index; the earlier step
+        with the same state, if any."""
+        digest = hash(state)
+        self._digests.append(digest)
+        first = self._first_seen.get(digest)
+        if first is None:
+            self._first_seen[digest] = step
+            return None
+        return first if self.state_after(first) == state else None
+
+    def first_visit(self) -> int | None:
+        """The first step of the history after which the current state already
+        held, when that is earlier than now (a loop); else ``None``."""
+        first = self._first_seen.get(self._digests[-1])
+        if first is None or first >= len(self._history) or self.state_after(first) != self._state:
+            return None
+        return first
+
+    def state_after(self, step: int) -> State:
+        """The state after ``step`` of the current history (0: the initial
+        state), rebuilt backwards from the current state."""
+        if not 0 <= step <= len(self._history):
+            raise IndexError(f"step {step} is not in the history (0..{len(self._history)})")
+        state = set(self._state)
+        for entry in reversed(self._history[step:]):
+            state.difference_update(entry.added)
+            state.update(entry.deleted)
+        return frozenset(state)
+
+    def _rebuild_loop_index(self) -> None:
+        self._first_seen = {}
+        for step, digest in enumerate(self._digests):
+            self._first_seen.setdefault(digest, step)
 
     # ------------------------------------------------------------------ history, reset, undo
 
@@ -448,21 +547,77 @@ class Session:
         return [h.text for h in self._history]
 
     def reset(self) -> None:
-        """Back to the initial state with an empty history."""
+        """Back to the initial state with an empty history (checkpoints are kept)."""
         self._state = self.task.init
         self._history.clear()
-        self._visited = {hash(self.task.init): 0}
+        del self._digests[1:]
+        self._rebuild_loop_index()
         self._last_distance = None
 
     def undo(self, steps: int = 1) -> int:
-        """Undo up to ``steps`` executed actions; returns how many were undone."""
+        """Undo up to ``steps`` executed actions; returns how many were undone.
+
+        The state and the history become exactly what they were before those
+        steps (the atoms each step really added and deleted are reverted)."""
+        if steps < 0:
+            raise ValueError(f"undo takes a number of steps >= 0, not {steps}")
         undone = 0
         while undone < steps and self._history:
             entry = self._history.pop()
             self._state = self._state.difference(entry.added).union(entry.deleted)
+            digest = self._digests.pop()
+            if self._first_seen.get(digest) == entry.step:
+                del self._first_seen[digest]
             undone += 1
         self._last_distance = None
         return undone
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def save(self, name: str) -> Checkpoint:
+        """Save the current state and history as checkpoint ``name`` (replacing
+        a checkpoint of that name). Raises :class:`CheckpointError`
+        (``BAD_CHECKPOINT_NAME``, ``CHECKPOINT_LIMIT``)."""
+        key = name.strip()
+        if not key or len(key) > MAX_CHECKPOINT_NAME:
+            raise CheckpointError(f"a checkpoint name must have 1 to {MAX_CHECKPOINT_NAME} characters",
+                                  code=ErrorCode.BAD_CHECKPOINT_NAME, hint="e.g. 'before-tower'")
+        if key not in self._checkpoints and len(self._checkpoints) >= MAX_CHECKPOINTS:
+            raise CheckpointError(f"this session already keeps {MAX_CHECKPOINTS} checkpoints",
+                                  code=ErrorCode.CHECKPOINT_LIMIT, hint="delete one first")
+        checkpoint = Checkpoint(key, self._state, tuple(self._history), tuple(self._digests))
+        self._checkpoints.pop(key, None)
+        self._checkpoints[key] = checkpoint
+        return checkpoint
+
+    def restore(self, name: str) -> Checkpoint:
+        """Go back to checkpoint ``name``: its state and its history (the
+        checkpoint stays). Raises :class:`CheckpointError` for an unknown name."""
+        checkpoint = self._checkpoint(name)
+        self._state = checkpoint.state
+        self._history = list(checkpoint.history)
+        self._digests = list(checkpoint.digests)
+        self._rebuild_loop_index()
+        self._last_distance = None
+        return checkpoint
+
+    def checkpoints(self) -> list[Checkpoint]:
+        """The saved checkpoints, oldest first."""
+        return list(self._checkpoints.values())
+
+    def delete_checkpoint(self, name: str) -> Checkpoint:
+        """Forget checkpoint ``name`` (the session itself does not change)."""
+        checkpoint = self._checkpoint(name)
+        del self._checkpoints[checkpoint.name]
+        return checkpoint
+
+    def _checkpoint(self, name: str) -> Checkpoint:
+        checkpoint = self._checkpoints.get(name.strip())
+        if checkpoint is None:
+            names = ", ".join(self._checkpoints) or "none"
+            raise CheckpointError(f"no checkpoint '{name.strip()[:MAX_CHECKPOINT_NAME]}'",
+                                  hint=f"the checkpoints are: {names}")
+        return checkpoint
 
     # ------------------------------------------------------------------ validation
 
