@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import task
-from pypddlengine.baselines.fd import CONFIGS, FDResult, _decide, _read_plans, resolve_config
+from pypddlengine.baselines.fd import CONFIGS, FDResult, _decide, _Judge, _read_plans, resolve_config
 from pypddlengine.baselines.outcomes import Outcome, classify_returncode, record_outcome
 
 from pypddlengine import load_task
@@ -80,12 +80,13 @@ def _write(folder: Path, name: str, text: str, at: float) -> None:
 
 
 def _result(tmp_path: Path, files: list[tuple[str, str, float]], *, killed: bool, code: int) -> FDResult:
-    lifted = load_task(*task("blocksworld/p04"))
+    domain, problem = task("blocksworld/p04")
+    judge = _Judge(load_task(domain, problem), domain, problem, None)
     start = time.time() - 100
     for name, text, offset in files:
         _write(tmp_path, name, text, start + offset)
     result = FDResult(Outcome.PLANNER_ERROR, "", CONFIGS["seq-sat-lama-2011"], 10.0, 1024)
-    result.plans = _read_plans(tmp_path, start, 10.0, lifted)
+    result.plans = _read_plans(tmp_path, start, 10.0, judge)
     result.killed, result.returncode = killed, code
     _decide(result)
     return result
