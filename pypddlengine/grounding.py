@@ -292,6 +292,13 @@ class _Grounder:
         exec(_trigger_source(schema, index, self.static), ns)
         return ns["trig"]  # type: ignore[return-value]
 
+    def release(self) -> None:
+        """Drop the generated functions: their namespaces refer back to this
+        grounder (``intern``, ``too_many``), a cycle that would keep its
+        indexes alive until a full garbage collection."""
+        self.makers.clear()
+        self.triggers.clear()
+
     def too_many(self) -> None:
         raise GroundingLimitError(
             f"grounding produced more than {self.options.max_actions:,} actions",
@@ -352,7 +359,10 @@ def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> T
     start = time.perf_counter()
     with paused_gc():
         g = _Grounder(lifted, options)
-        g.run()
+        try:
+            g.run()
+        finally:
+            g.release()
     seconds = time.perf_counter() - start
     fluent = lifted.fluent_predicates
     stats = GroundingStats(
