@@ -4,6 +4,7 @@
 import inspect
 import json
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from .errors import (
     INVALID_ARGUMENT,
     MISSING_ARGUMENT,
     PLAN_TOO_LONG,
+    SERVER_CAPACITY,
     STEP_LIMIT,
     UNKNOWN_TOOL,
     ToolFailure,
@@ -209,16 +211,26 @@ def build_server(
         spec = resolve_task_input(opts, task, domain, problem)
         level = FeedbackLevel.parse(feedback or opts.feedback)
         store.reserve()
+        cancel = threading.Event()
         try:
 
             def work() -> Session:
-                with store.ground_slot():
-                    return build_session(opts, spec, level)
+                slot = store.ground_slot()
+                if not slot.acquire(timeout=opts.grounding_timeout):
+                    raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
+                                      f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
+                try:
+                    return build_session(opts, spec, level, cancel)
+                finally:
+                    slot.release()
 
-            try:
-                session = await anyio.to_thread.run_sync(work)
+            try:  # off the event loop; a cancelled call (the client went away) stops the grounding
+                session = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
             except PDDLError as err:
                 raise ToolFailure.from_pddl(err) from None
+            except BaseException:
+                cancel.set()
+                raise
             status = session.goal_status()
             entry = SessionEntry(
                 session_id=store.new_id(),
