@@ -39,7 +39,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import ErrorCode, GroundingLimitError
 from .gcpause import paused_gc
@@ -62,11 +62,13 @@ class GroundingOptions:
     binds (parameters bound only by a negative precondition, an equality or
     nothing): each time the schema fires, the grounder tries every one of
     them. ``max_seconds`` is a cooperative time limit (``GROUNDING_TIMEOUT``),
-    checked every few thousand candidate actions; ``None``: no limit."""
+    checked every few thousand candidate actions; ``None``: no limit. Setting
+    ``cancel`` (from another thread) stops the grounding the same way."""
 
     max_actions: int = 3_000_000
     max_atoms: int = 5_000_000
     max_seconds: float | None = None
+    cancel: threading.Event | None = field(default=None, compare=False)
 
 
 DEFAULT_OPTIONS = GroundingOptions()
@@ -160,6 +162,8 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
         lines.append(f"{indent}for v{f} in D{f}:")
         indent += "    "
     args = ", ".join(f"v{i}" for i in range(schema.arity))
+    lines.append(f"{indent}left[0] -= 1")  # every candidate counts towards the time checks
+    lines.append(f"{indent}if left[0] < 0: tick()")
     lines.append(f"{indent}make(({args},))" if schema.arity else f"{indent}make(())")
     return "\n".join(lines) + "\n"
 
@@ -174,7 +178,7 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     def term(x: int) -> str:
         return f"a[{x}]" if x >= 0 else str(~x)
 
-    lines = ["def make(a):", "    left[0] -= 1", "    if left[0] < 0: tick()"]
+    lines = ["def make(a):"]
     for x, y in schema.eq:
         lines.append(f"    if {term(x)} != {term(y)}: return")
     for x, y in schema.neq:
@@ -234,10 +238,10 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
 
 
 class _Grounder:
-    def __init__(self, lifted: LiftedTask, options: GroundingOptions, cancel: threading.Event | None = None) -> None:
+    def __init__(self, lifted: LiftedTask, options: GroundingOptions) -> None:
         self.lifted = lifted
         self.options = options
-        self.cancel = cancel
+        self.cancel = options.cancel
         self.started = time.monotonic()
         self.deadline = None if options.max_seconds is None else self.started + options.max_seconds
         self.left = [_CHECK_EVERY]
@@ -275,6 +279,8 @@ class _Grounder:
 
     def _namespace(self, schema: Schema) -> dict[str, object]:
         ns: dict[str, object] = {
+            "left": self.left,
+            "tick": self.tick,
             "by_pred": self.by_pred,
             "by_pos": self.by_pos,
             "ids": self.ids,
@@ -288,8 +294,6 @@ class _Grounder:
             "always": self.always,
             "limit": self.options.max_actions,
             "too_many": self.too_many,
-            "left": self.left,
-            "tick": self.tick,
             "GroundAction": GroundAction,
             "schema": schema,
             "cost_of": lambda a, s=schema: self.lifted.action_cost(s.instantiate(a)),
@@ -329,13 +333,6 @@ class _Grounder:
                 details={"limit_s": self.options.max_seconds, "kind": "cancelled" if cancelled else "time",
                          "actions": len(self.actions), "atoms": len(self.atoms)},
             )
-
-    def release(self) -> None:
-        """Drop the generated functions: their namespaces refer back to this
-        grounder (``intern``, ``too_many``), a cycle that would keep its
-        indexes alive until a full garbage collection."""
-        self.makers.clear()
-        self.triggers.clear()
 
     def too_many(self) -> None:
         raise GroundingLimitError(
@@ -421,22 +418,19 @@ def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIO
         )
 
 
-def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS, *,
-           cancel: threading.Event | None = None) -> Task:
+def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> Task:
     """Ground ``lifted`` by relaxed reachability (see the module docstring).
 
     Raises :class:`GroundingLimitError` when ``options`` limits are exceeded:
     ``GROUNDING_LIMIT`` (checked first by :func:`check_estimate`, then while
     grounding) or ``GROUNDING_TIMEOUT`` when ``options.max_seconds`` pass or
-    ``cancel`` is set (checked cooperatively, every few thousand candidates)."""
+    ``options.cancel`` is set (checked cooperatively, every few thousand
+    candidates)."""
     check_estimate(lifted, options)
     start = time.perf_counter()
     with paused_gc():
-        g = _Grounder(lifted, options, cancel)
-        try:
-            g.run()
-        finally:
-            g.release()
+        g = _Grounder(lifted, options)
+        g.run()
     seconds = time.perf_counter() - start
     fluent = lifted.fluent_predicates
     stats = GroundingStats(

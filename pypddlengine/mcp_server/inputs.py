@@ -163,8 +163,8 @@ def build_session(
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
-                                 max_seconds=options.grounding_timeout)
-    return Session(ground(compile_task(d, p), grounding, cancel=cancel), feedback=feedback)
+                                 max_seconds=options.grounding_timeout, cancel=cancel)
+    return Session(ground(compile_task(d, p), grounding), feedback=feedback)
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:

@@ -42,16 +42,16 @@ __all__ = [
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Inputs larger than this are rejected with ``INPUT_TOO_LARGE`` (override per call)."""
 
-MAX_NESTING = 200
-"""Parentheses nested deeper than this are rejected with ``NESTING_LIMIT``
-before parsing (the checker and compiler recurse once or twice a level; real
-PDDL nests a few dozen levels at most)."""
-
 KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")
 KNOWN_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
 
 _GRAMMAR = Path(__file__).with_name("pddl.lark")
 _lock = threading.Lock()
+
+MAX_NESTING = 200
+"""Parentheses nested deeper than this are rejected with ``NESTING_LIMIT``
+before parsing (the checker and compiler recurse once or twice a level; real
+PDDL nests a few dozen levels at most)."""
 
 
 def _cache_file(grammar: str) -> str | bool:

@@ -18,7 +18,7 @@ from mcp_support import BW3, Tools, http_server
 from pypddlengine.mcp_server import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from test_limits import ALL_P, SLOW_DOMAIN, deep_goal, objects_problem, unbound_domain  # noqa: E402
+from test_limits import ALL_P, SLOW_DOMAIN, deep_goal, objects_problem, unbound_domain
 
 pytestmark = pytest.mark.anyio
 

@@ -24,7 +24,7 @@ from pypddlengine.grounding import DEFAULT_OPTIONS, GroundingOptions
 from pypddlengine.syntax.parser import MAX_NESTING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
-from mcp_support import BW3_PROBLEM, BW_DOMAIN  # noqa: E402
+from mcp_support import BW3_PROBLEM, BW_DOMAIN
 
 
 def unbound_domain(precondition: str) -> str:
@@ -113,7 +113,7 @@ def test_grounding_stops_when_cancelled() -> None:
     threading.Timer(0.3, cancel.set).start()
     started = time.monotonic()
     with pytest.raises(GroundingLimitError) as caught:
-        ground(lifted, cancel=cancel)
+        ground(lifted, GroundingOptions(cancel=cancel))
     assert caught.value.code == ErrorCode.GROUNDING_TIMEOUT and caught.value.details["kind"] == "cancelled"
     assert time.monotonic() - started < 2.0
     assert gc.isenabled()
