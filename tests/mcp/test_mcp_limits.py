@@ -130,3 +130,39 @@ async def test_a_3_mb_domain_over_http_is_input_too_large() -> None:
         async with Client(url) as client:
             reply = await Tools(client).error("initialise_session", domain=big, problem=BW3["problem"])
     assert reply.code == "INPUT_TOO_LARGE"
+
+
+CLIENT = """
+import sys, anyio
+from mcp import Client
+async def main(url, domain, problem):
+    async with Client(url) as client:
+        print("calling", flush=True)
+        await client.call_tool("initialise_session", {"domain": domain, "problem": problem})
+anyio.run(main, *sys.argv[1:])
+"""
+
+
+def test_a_grounding_stops_when_its_http_client_goes_away() -> None:
+    """A client killed in the middle of a long initialise over HTTP: the
+    server's grounding stops (its CPU use falls to idle), long before the
+    server's 30 s grounding limit."""
+    import subprocess
+
+    import psutil
+
+    with http_server() as url:
+        server = next(p for p in psutil.Process().children() if "serve" in " ".join(p.cmdline()))
+        client = subprocess.Popen([sys.executable, "-c", CLIENT, url, SLOW["domain"], SLOW["problem"]],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert client.stdout is not None and client.stdout.readline().strip() == "calling"
+            time.sleep(1.5)
+            busy = server.cpu_percent(interval=1.0)
+        finally:
+            client.kill()
+            client.wait()
+        time.sleep(1.0)
+        idle = max(server.cpu_percent(interval=1.0) for _ in range(2))
+    assert busy > 10.0, f"the grounding was not running ({busy}% CPU)"
+    assert idle < 5.0, f"the grounding went on after its client went away ({idle}% CPU)"
