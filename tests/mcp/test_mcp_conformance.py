@@ -179,13 +179,14 @@ async def test_parameterless_tools_fail_in_the_error_format(monkeypatch: pytest.
 
     server = build_server()
     monkeypatch.setattr(server_module, "bundled_tasks", boom)
+    monkeypatch.setattr(server.store, "entries", boom)  # an unpaginated list_sessions reads all entries
     async with Client(server) as client:
         c = Conformance(client)
         await c.list()
         error = await c.error("list_bundled_tasks", "INTERNAL_ERROR")
         assert "disk on fire" not in error["message"]
-        server.store.clock = boom  # type: ignore[method-assign]  # list_sessions reads the clock first
-        await c.error("list_sessions", "INTERNAL_ERROR")
+        server.store.page = lambda *a, **k: boom()  # type: ignore[method-assign]
+        await c.error("list_sessions", "INTERNAL_ERROR")  # its arguments are all optional
 
 
 def test_the_error_line_reader_agrees_with_the_support_regex() -> None:
