@@ -36,9 +36,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import ErrorCode, GroundingLimitError
 from .gcpause import paused_gc
@@ -57,15 +58,29 @@ from .task import (
     Task,
 )
 
-__all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "ground", "ground_brute_force"]
+__all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "check_estimate", "ground", "ground_brute_force"]
+
+_CHECK_EVERY = 4096
+"""Candidate actions (and full predicate scans, and queued atoms) between two
+checks of the time limit and the cancellation flag."""
 
 
 @dataclass(frozen=True, slots=True)
 class GroundingOptions:
-    """Limits that turn a blow-up into a clear :class:`GroundingLimitError`."""
+    """Limits that turn a blow-up into a clear :class:`GroundingLimitError`.
+
+    ``max_actions`` also bounds, before grounding starts, the combinations one
+    action schema enumerates for the parameters no positive precondition
+    binds (parameters bound only by a negative precondition, an equality or
+    nothing): each time the schema fires, the grounder tries every one of
+    them. ``max_seconds`` is a cooperative time limit (``GROUNDING_TIMEOUT``),
+    checked every few thousand candidate actions; ``None``: no limit. Setting
+    ``cancel`` (from another thread) stops the grounding the same way."""
 
     max_actions: int = 3_000_000
     max_atoms: int = 5_000_000
+    max_seconds: float | None = None
+    cancel: threading.Event | None = field(default=None, compare=False)
 
 
 DEFAULT_OPTIONS = GroundingOptions()
@@ -149,6 +164,9 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
             skip = pos
         lines.append(f"{indent}for {cand} in {src}:")
         indent += "    "
+        if step.lookup is None:  # a whole predicate scanned: count it towards the time checks
+            lines.append(f"{indent}left[0] -= 1")
+            lines.append(f"{indent}if left[0] < 0: tick()")
         if step.before:
             lines.append(f"{indent}if {cand} is key: continue")
         _bind(lines, indent, cand, step.args, bound, schema, skip, "continue")
@@ -156,6 +174,8 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
         lines.append(f"{indent}for v{f} in D{f}:")
         indent += "    "
     args = ", ".join(f"v{i}" for i in range(schema.arity))
+    lines.append(f"{indent}left[0] -= 1")  # every candidate counts towards the time checks
+    lines.append(f"{indent}if left[0] < 0: tick()")
     lines.append(f"{indent}make(({args},))" if schema.arity else f"{indent}make(())")
     return "\n".join(lines) + "\n"
 
@@ -390,6 +410,10 @@ class _Grounder:
     def __init__(self, lifted: LiftedTask, options: GroundingOptions) -> None:
         self.lifted = lifted
         self.options = options
+        self.cancel = options.cancel
+        self.started = time.monotonic()
+        self.deadline = None if options.max_seconds is None else self.started + options.max_seconds
+        self.left = [_CHECK_EVERY]
         self.atoms: list[AtomKey] = []
         self.ids: dict[AtomKey, int] = {}
         self.reached: list[bool] = []
@@ -427,6 +451,8 @@ class _Grounder:
 
     def _namespace(self, schema: Schema) -> dict[str, object]:
         ns: dict[str, object] = {
+            "left": self.left,
+            "tick": self.tick,
             "by_pred": self.by_pred,
             "by_pos": self.by_pos,
             "ids": self.ids,
@@ -469,6 +495,22 @@ class _Grounder:
         exec(_trigger_source(schema, index, self.static), ns)
         return ns["trig"]  # type: ignore[return-value]
 
+    def tick(self) -> None:
+        """Every :data:`_CHECK_EVERY` candidates: stop when cancelled or past the deadline."""
+        self.left[0] = _CHECK_EVERY
+        cancelled = self.cancel is not None and self.cancel.is_set()
+        if cancelled or (self.deadline is not None and time.monotonic() > self.deadline):
+            seconds = time.monotonic() - self.started
+            reason = "was cancelled" if cancelled else f"took more than its limit of {self.options.max_seconds:g} s"
+            raise GroundingLimitError(
+                f"grounding {reason} ({seconds:.1f} s, {len(self.actions):,} actions and {len(self.atoms):,} atoms "
+                "so far)",
+                code=ErrorCode.GROUNDING_TIMEOUT,
+                hint="the task is too large to ground in time; use a smaller task or raise the time limit",
+                details={"limit_s": self.options.max_seconds, "kind": "cancelled" if cancelled else "time",
+                         "actions": len(self.actions), "atoms": len(self.atoms)},
+            )
+
     def too_many(self) -> None:
         raise GroundingLimitError(
             f"grounding produced more than {self.options.max_actions:,} actions",
@@ -505,10 +547,13 @@ class _Grounder:
                 for args in itertools.product(*schema.domains):
                     make(args)
         head = 0
-        by_pred, by_pos, triggers = self.by_pred, self.by_pos, self.triggers
+        by_pred, by_pos, triggers, left = self.by_pred, self.by_pos, self.triggers, self.left
         while head < len(queue):
             key = queue[head]
             head += 1
+            left[0] -= 1
+            if left[0] < 0:
+                self.tick()
             pred = key[0]
             by_pred[pred].append(key)
             for pos in range(1, len(key)):
@@ -522,10 +567,43 @@ class _Grounder:
                 trig(key)
 
 
+def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:
+    """Refuse, before grounding, a schema whose parameters that no positive
+    precondition binds span more than ``options.max_actions`` combinations
+    (``GROUNDING_LIMIT`` at the first such parameter): the grounder would try
+    all of them, each time the schema fires, whatever the negative
+    preconditions and equalities then reject."""
+    for schema in lifted.schemas:
+        bound = {a for _, args in schema.pre for a in args if a >= 0}
+        free = [i for i in range(schema.arity) if i not in bound]
+        tries = math.prod(len(schema.domains[i]) for i in free)
+        if tries <= options.max_actions:
+            continue
+        names = " ".join(schema.params[i] for i in free)
+        sizes = " x ".join(str(len(schema.domains[i])) for i in free)
+        decl = schema.decl.parameters[free[0]] if len(schema.decl.parameters) > free[0] else None
+        raise GroundingLimitError(
+            f"action '{schema.display}': no positive precondition binds {names}, so grounding would try "
+            f"{sizes} = {tries:.3g} combinations of them, more than the limit of {options.max_actions:,} actions",
+            code=ErrorCode.GROUNDING_LIMIT,
+            span=decl.span if decl is not None else schema.decl.span,
+            source=getattr(lifted.domain, "source", None),
+            hint="bind these parameters with positive preconditions (e.g. a type or a static predicate), or use "
+                 "fewer objects",
+            details={"limit": options.max_actions, "kind": "estimate", "combinations": tries,
+                     "action": schema.display, "parameters": list(schema.params[i] for i in free)},
+        )
+
+
 def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> Task:
     """Ground ``lifted`` by relaxed reachability (see the module docstring).
 
-    Raises :class:`GroundingLimitError` when ``options`` limits are exceeded."""
+    Raises :class:`GroundingLimitError` when ``options`` limits are exceeded:
+    ``GROUNDING_LIMIT`` (checked first by :func:`check_estimate`, then while
+    grounding) or ``GROUNDING_TIMEOUT`` when ``options.max_seconds`` pass or
+    ``options.cancel`` is set (checked cooperatively, every few thousand
+    candidates)."""
+    check_estimate(lifted, options)
     start = time.perf_counter()
     with paused_gc():
         g = _Grounder(lifted, options)

@@ -59,7 +59,14 @@ def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
                 f"{p} is {size:,} bytes, more than the limit of {max_bytes:,}",
                 details={"size": size, "limit": max_bytes},
             )
-        return p.read_bytes()
+        with p.open("rb") as f:  # bounded: a device or a pipe (/dev/zero) reports no size
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise InputTooLargeError(
+                f"{p} holds more than the limit of {max_bytes:,} bytes",
+                details={"limit": max_bytes},
+            )
+        return data
     except PDDLError:
         raise
     except IsADirectoryError:

@@ -50,6 +50,8 @@ ERROR_CODES: dict[str, str] = {
     ErrorCode.FILE_NOT_FOUND: "check the path, or pass the PDDL text itself",
     ErrorCode.INPUT_TOO_LARGE: "pass a smaller input",
     ErrorCode.GROUNDING_LIMIT: "the task grounds to too many actions or atoms for this server; use a smaller task",
+    ErrorCode.GROUNDING_TIMEOUT: "the task takes too long to ground on this server; use a smaller task",
+    ErrorCode.NESTING_LIMIT: "flatten the deeply nested (and ...)/(not ...) and call initialise_session again",
 }
 _PDDL_HINT = "fix the PDDL at the position shown and call initialise_session again"
 

@@ -9,6 +9,7 @@ error). Allowed files are shown by their bare names, never their paths.
 """
 
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,12 +154,16 @@ def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[st
     return None
 
 
-def build_session(options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel) -> Session:
-    """Parse, check and ground (CPU-bound: runs in a worker thread)."""
+def build_session(
+    options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, cancel: threading.Event | None = None
+) -> Session:
+    """Parse, check and ground (CPU-bound: runs in a worker thread); setting
+    ``cancel`` stops the grounding within a few milliseconds."""
     limit = options.max_pddl_bytes
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
-    grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms)
+    grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
+                                 max_seconds=options.grounding_timeout, cancel=cancel)
     return Session(ground(compile_task(d, p), grounding), feedback=feedback)
 
 

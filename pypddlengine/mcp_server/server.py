@@ -4,6 +4,7 @@
 import inspect
 import json
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -42,6 +43,7 @@ from .errors import (
     INVALID_ARGUMENT,
     MISSING_ARGUMENT,
     PLAN_TOO_LONG,
+    SERVER_CAPACITY,
     STEP_LIMIT,
     UNKNOWN_TOOL,
     ToolFailure,
@@ -228,17 +230,27 @@ def build_server(
         level = FeedbackLevel.parse(feedback or opts.feedback)
         caller = current_caller()
         store.reserve(caller.owner)
+        cancel = threading.Event()
         try:
 
             def work() -> tuple[Session, Any]:
-                with store.ground_slot():
-                    built = build_session(opts, spec, level)
+                slot = store.ground_slot()
+                if not slot.acquire(timeout=opts.grounding_timeout):
+                    raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
+                                      f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
+                try:
+                    built = build_session(opts, spec, level, cancel)
                     return built, built.goal_status()
+                finally:
+                    slot.release()
 
-            try:
-                session, status = await anyio.to_thread.run_sync(work)
+            try:  # off the event loop; a cancelled call (the client went away) stops the grounding
+                session, status = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
             except PDDLError as err:
                 raise ToolFailure.from_pddl(err) from None
+            except BaseException:
+                cancel.set()
+                raise
             entry = SessionEntry(
                 session_id=store.new_id(),
                 session=session,

@@ -42,7 +42,11 @@ class ServerOptions:
     """Size of one domain or problem (``INPUT_TOO_LARGE``)."""
     max_ground_actions: int = 500_000
     max_ground_atoms: int = 1_000_000
-    """Grounding limits of one task (``GROUNDING_LIMIT``)."""
+    """Grounding limits of one task (``GROUNDING_LIMIT``); the action limit also
+    refuses, before grounding, a schema whose unbound parameters span more."""
+    grounding_timeout: float = 30.0
+    """Seconds one grounding may take, and the longest wait for a grounding
+    slot (``GROUNDING_TIMEOUT``, ``SERVER_CAPACITY``)."""
     max_total_actions: int = 2_000_000
     """Ground actions summed over the live sessions, a memory bound (``SERVER_CAPACITY``)."""
     max_plan_steps: int = 20_000

@@ -12,9 +12,9 @@ second (:func:`pypddlengine.mcp_server.wire.read_error`).
 
 One scripted scenario calls every listed tool on its success paths (at the
 feedback levels and renderings that shape results differently) and on at least
-one error path each, over the in-process client, stdio and HTTP. The two tools
-without parameters (``list_sessions``, ``list_bundled_tasks``) have no error a
-client can provoke; their error format is checked in process by forcing an
+one error path each, over the in-process client, stdio and HTTP. A tool without
+parameters (``list_bundled_tasks``) has no error a client can provoke; its
+error format (and ``list_sessions``') is checked in process by forcing an
 unexpected exception.
 """
 
@@ -41,6 +41,7 @@ class Conformance:
     def __init__(self, client: Any) -> None:
         self.client = client
         self.schemas: dict[str, dict[str, Any]] = {}
+        self.parameters: dict[str, set[str]] = {}
         self.ok: set[str] = set()
         self.errors: dict[str, set[str]] = defaultdict(set)
         self.checked = 0
@@ -53,6 +54,7 @@ class Conformance:
             validator = jsonschema.validators.validator_for(data["outputSchema"])
             validator.check_schema(data["outputSchema"])
             self.schemas[tool.name] = data["outputSchema"]
+            self.parameters[tool.name] = set(data["inputSchema"].get("properties", {}))
 
     async def call(self, name: str, **arguments: Any) -> Any:
         result = await self.client.call_tool(name, arguments)
@@ -136,12 +138,14 @@ async def scenario(c: Conformance) -> None:
     await c.error("validate_complete_plan", "UNBALANCED_PARENTHESES", session_id=sid, plan="(unstack c a")
 
     await c.call("list_sessions")
+    if "limit" in c.parameters["list_sessions"]:  # a paginated listing
+        await c.error("list_sessions", "INVALID_ARGUMENT", limit=0)
     for s in (sid, paper, full):
         await c.call("close_session", session_id=s)
     await c.error("close_session", "SESSION_CLOSED", session_id=sid)
     await c.error("no_such_tool", "UNKNOWN_TOOL")
 
-    untested_errors = {"list_sessions", "list_bundled_tasks"}  # no parameters: no error a client can cause
+    untested_errors = {t for t, p in c.parameters.items() if not p}  # no parameters: no error a client can cause
     assert c.ok == set(c.schemas), f"tools never called successfully: {set(c.schemas) - c.ok}"
     assert set(c.errors) - {"no_such_tool"} == set(c.schemas) - untested_errors, dict(c.errors)
 
@@ -175,6 +179,7 @@ async def test_parameterless_tools_fail_in_the_error_format(monkeypatch: pytest.
 
     server = build_server()
     monkeypatch.setattr(server_module, "bundled_tasks", boom)
+    monkeypatch.setattr(server.store, "entries", boom)  # an unpaginated list_sessions reads all entries
     async with Client(server) as client:
         c = Conformance(client)
         await c.list()

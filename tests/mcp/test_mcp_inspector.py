@@ -1,0 +1,189 @@
+"""End to end with the real MCP Inspector (npm ``@modelcontextprotocol/inspector``) and its TypeScript SDK.
+
+The TypeScript client validates structured content against each tool's
+``outputSchema``; these tests see what a user of the Inspector (or of any host
+on that SDK) sees: the tool listing, an initialisation, an unknown action whose
+``[UNKNOWN_ACTION]`` text and suggestion are visible (no ``-32602 Structured
+content does not match``), an inapplicable action and a validation.
+
+Each Inspector ``--cli`` call is one client connection (over stdio, a fresh
+server too), and a session belongs to the connection that opened it, so the
+``--cli`` calls here are those that need no session (listing, initialising,
+bundled tasks, errors). The session sequence runs through the same
+TypeScript SDK the Inspector ships (``@modelcontextprotocol/sdk`` from its
+``node_modules``, whose ``Client.callTool`` makes the schema check) in one
+connection, over stdio and over HTTP.
+
+Needs ``npx`` (Node.js 20+; ``.ci/run`` installs it) and the npm registry, or
+the package in npm's cache; skips saying why otherwise. ``PYPDDL_INSPECTOR``
+names another package spec (e.g. a pinned version). ``npx -y`` fetches the
+package once; the calls then run its ``mcp-inspector`` entry point from npx's
+cache directly, which is what ``npx ... --cli`` runs, without npx's resolution
+step for each call (seconds each on a busy machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_support import BW3, BW3_PLAN, http_server, serve_command
+
+INSPECTOR = os.environ.get("PYPDDL_INSPECTOR", "@modelcontextprotocol/inspector")
+SCHEMA_MISMATCH = ("-32602", "does not match the tool's output schema", "Structured content does not match")
+
+
+@cache
+def _inspector() -> tuple[str | None, str]:
+    """(the path of the package's ``mcp-inspector`` entry point, or ``None``; why not)."""
+    if shutil.which("npx") is None:
+        return None, "npx not found: install Node.js 20+ and npm (apt-get install nodejs npm) for the Inspector test"
+    try:
+        proc = subprocess.run(["npx", "-y", "-p", INSPECTOR, "which", "mcp-inspector"], capture_output=True,
+                              text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return None, f"npx could not fetch {INSPECTOR} within 300 s"
+    path = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    if proc.returncode != 0 or not os.path.isfile(path):
+        return None, f"npx could not fetch {INSPECTOR}: {(proc.stderr or proc.stdout).strip()[-300:]}"
+    return path, ""
+
+
+@pytest.fixture(scope="module")
+def inspector() -> str:
+    path, reason = _inspector()
+    if path is None:
+        pytest.skip(reason)
+    return path
+
+
+def cli(inspector: str, target: list[str], method: str, tool: str | None = None, **arguments: str) -> dict[str, Any]:
+    """One Inspector ``--cli`` call; its JSON output (asserting no schema-mismatch error)."""
+    command = [inspector, "--cli", *target, "--method", method]
+    if tool:
+        command += ["--tool-name", tool]
+    for key, value in arguments.items():
+        command += ["--tool-arg", f"{key}={value}"]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    out = proc.stdout + proc.stderr
+    for marker in SCHEMA_MISMATCH:
+        assert marker not in out, f"the Inspector rejected the result: {out[-600:]}"
+    assert proc.returncode == 0, out[-600:]
+    return json.loads(proc.stdout[proc.stdout.index("{"):])
+
+
+def texts(result: dict[str, Any]) -> list[str]:
+    return [block["text"] for block in result["content"] if block.get("type") == "text"]
+
+
+def test_inspector_cli_over_http_and_stdio(inspector: str) -> None:
+    with http_server() as url:
+        target = [url, "--transport", "http"]
+        listed = cli(inspector, target, "tools/list")
+        names = {t["name"] for t in listed["tools"]}
+        assert {"initialise_session", "execute_single_action", "validate_complete_plan"} <= names
+        assert all(t.get("outputSchema") for t in listed["tools"])
+        opened = cli(inspector, target, "tools/call", "initialise_session", domain=BW3["domain"],
+                     problem=BW3["problem"])
+        assert not opened.get("isError") and opened["structuredContent"]["session_id"]
+        gone = cli(inspector, target, "tools/call", "query_current_state", session_id="0" * 24)
+        assert gone["isError"] is True and "structuredContent" not in gone
+        assert texts(gone)[0].startswith("[UNKNOWN_SESSION] ")
+        assert json.loads(texts(gone)[1])["error"]["code"] == "UNKNOWN_SESSION"
+
+    target = [sys.executable, *serve_command()[1:]]
+    tasks = cli(inspector, target, "tools/call", "list_bundled_tasks")
+    assert "blocksworld/p01" in tasks["structuredContent"]["tasks"]
+    opened = cli(inspector, target, "tools/call", "initialise_session", task="blocksworld/p01")
+    assert opened["structuredContent"]["session_id"]
+    missing = cli(inspector, target, "tools/call", "initialise_session", task="no-such/p1")
+    assert missing["isError"] is True and texts(missing)[0].startswith("[UNKNOWN_TASK] ")
+
+
+TS_CLIENT = r"""
+// One MCP connection through the TypeScript SDK the Inspector ships (validates structured content).
+const [sdk, mode, target, ...rest] = process.argv.slice(2);
+const { Client } = await import(`${sdk}/dist/esm/client/index.js`);
+let transport;
+if (mode === "http") {
+  const { StreamableHTTPClientTransport } = await import(`${sdk}/dist/esm/client/streamableHttp.js`);
+  transport = new StreamableHTTPClientTransport(new URL(target));
+} else {
+  const { StdioClientTransport } = await import(`${sdk}/dist/esm/client/stdio.js`);
+  transport = new StdioClientTransport({ command: target, args: rest });
+}
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const client = new Client({ name: "pypddl-ts-test", version: "1.0.0" });
+await client.connect(transport);
+const out = { tools: (await client.listTools()).tools.map((t) => t.name), results: [] };
+let sid = null;
+for (const [name, args] of JSON.parse(input)) {
+  const filled = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, v === "$SID" ? sid : v]));
+  try {
+    const result = await client.callTool({ name, arguments: filled });
+    if (name === "initialise_session" && result.structuredContent) sid = result.structuredContent.session_id;
+    out.results.push({ name, result });
+  } catch (err) {
+    out.results.push({ name, thrown: String(err && err.message ? err.message : err) });
+  }
+}
+await client.close();
+console.log(JSON.stringify(out));
+"""
+
+CALLS = [
+    ["initialise_session", BW3],
+    ["execute_single_action", {"session_id": "$SID", "action": "(stak c b)"}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(stack a b)"}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(unstack c a)"}],
+    ["validate_complete_plan", {"session_id": "$SID", "plan": BW3_PLAN}],
+    ["validate_complete_plan", {"session_id": "$SID", "plan": BW3_PLAN[:1]}],
+    ["query_applicable_actions", {"session_id": "$SID", "schema": "fly"}],
+    ["query_action_history", {"session_id": "$SID"}],
+    ["close_session", {"session_id": "$SID"}],
+]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_typescript_client_runs_a_session(inspector: str, transport: str, tmp_path: Path) -> None:
+    sdk = Path(inspector).parents[1] / "@modelcontextprotocol" / "sdk"  # node_modules/.bin/mcp-inspector
+    assert (sdk / "dist" / "esm" / "client" / "index.js").is_file(), sdk
+    script = tmp_path / "client.mjs"
+    script.write_text(TS_CLIENT)
+
+    def run(*target: str) -> dict[str, Any]:
+        proc = subprocess.run(["node", str(script), str(sdk), transport, *target], input=json.dumps(CALLS),
+                              capture_output=True, text=True, timeout=180)
+        assert proc.returncode == 0, proc.stderr[-800:]
+        return json.loads(proc.stdout)
+
+    if transport == "http":
+        with http_server() as url:
+            out = run(url)
+    else:
+        out = run(sys.executable, *serve_command()[1:])
+    assert "validate_complete_plan" in out["tools"]
+    thrown = [r for r in out["results"] if "thrown" in r]
+    assert not thrown, thrown  # e.g. -32602 Structured content does not match the tool's output schema
+    opened, unknown, inapplicable, step, valid, invalid, bad_schema, history, closed = (
+        r["result"] for r in out["results"])
+    assert opened["structuredContent"]["session_id"]
+    assert unknown["isError"] is True and "structuredContent" not in unknown
+    assert unknown["content"][0]["text"].startswith("[UNKNOWN_ACTION] ")
+    assert "did you mean 'stack'?" in unknown["content"][0]["text"]
+    assert json.loads(unknown["content"][1]["text"])["error"]["suggestions"][0] == "stack"
+    assert inapplicable["structuredContent"]["success"] is False
+    assert inapplicable["structuredContent"]["failure"]["code"] == "INAPPLICABLE_ACTION"
+    assert step["structuredContent"]["success"] is True
+    assert valid["structuredContent"]["valid"] is True and invalid["structuredContent"]["valid"] is False
+    assert bad_schema["isError"] is True and bad_schema["content"][0]["text"].startswith("[INVALID_ARGUMENT] ")
+    assert history["structuredContent"]["actions"] == ["(unstack c a)"]
+    assert closed["structuredContent"]["closed"] is True

@@ -1,0 +1,168 @@
+"""Server limits as tool errors: fast, coded, located; a long grounding never stalls other clients."""
+
+from __future__ import annotations
+
+import gc
+import http.client
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_support import BW3, Tools, http_server
+
+from pypddlengine.mcp_server import build_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from test_limits import ALL_P, SLOW_DOMAIN, deep_goal, objects_problem, unbound_domain
+
+pytestmark = pytest.mark.anyio
+
+UNBOUND = {"domain": unbound_domain("(not (p ?x1))"), "problem": objects_problem(60, ALL_P)}
+SLOW = {"domain": SLOW_DOMAIN,
+        "problem": objects_problem(300, " ".join(f"(r o{i}) (s o{i})" for i in range(300)))}
+
+
+async def _refused_fast(tools: Tools) -> None:
+    started = time.monotonic()
+    reply = await tools.error("initialise_session", **UNBOUND)
+    assert time.monotonic() - started < 3.0
+    assert reply.code == "GROUNDING_LIMIT"
+    error = reply.data["error"]
+    assert error["location"]["file"] == "<domain>" and error["location"]["line"] == 3
+    assert error["details"]["kind"] == "estimate"
+    assert "no positive precondition binds ?x1" in error["message"]
+
+
+async def test_unbound_parameters_are_refused_in_process(tools: Tools) -> None:
+    await _refused_fast(tools)
+
+
+async def test_unbound_parameters_are_refused_over_http() -> None:
+    with http_server() as url:
+        async with Client(url) as client:
+            await _refused_fast(Tools(client))
+            assert (await Tools(client).ok("initialise_session", **BW3))["session_id"]
+
+
+async def test_deep_nesting_is_a_located_tool_error(tools: Tools) -> None:
+    reply = await tools.error("initialise_session", domain=BW3["domain"], problem=deep_goal(100_000))
+    assert reply.code == "NESTING_LIMIT"
+    assert reply.data["error"]["location"]["line"] == 5
+    assert reply.text.startswith("[NESTING_LIMIT] <problem>:5:")
+
+
+async def test_a_long_grounding_times_out_and_never_stalls_another_client() -> None:
+    """Client A initialises a task that grounds for ever (every candidate
+    rejected); meanwhile client B's 3-block initialisations answer quickly, and
+    A gets GROUNDING_TIMEOUT when the server's limit passes."""
+    server = build_server(grounding_timeout=3.0)
+    latencies: list[float] = []
+    outcome: dict[str, Any] = {}
+
+    async def slow() -> None:
+        async with Client(server) as client:
+            started = time.monotonic()
+            outcome["reply"] = await Tools(client).error("initialise_session", **SLOW)
+            outcome["seconds"] = time.monotonic() - started
+
+    async def quick() -> None:
+        await anyio.sleep(0.5)
+        async with Client(server) as client:
+            tools = Tools(client)
+            while "reply" not in outcome:
+                started = time.monotonic()
+                sid = (await tools.ok("initialise_session", **BW3))["session_id"]
+                await tools.ok("execute_single_action", session_id=sid, action="(unstack c a)")
+                await tools.ok("close_session", session_id=sid)
+                latencies.append(time.monotonic() - started)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(slow)
+        group.start_soon(quick)
+    assert outcome["reply"].code == "GROUNDING_TIMEOUT" and 3.0 <= outcome["seconds"] < 8.0
+    assert len(latencies) >= 3
+    assert max(latencies) < 2.0, latencies  # one initialise + step + close each, on a loaded 2-core machine
+    assert gc.isenabled()
+
+
+async def test_a_cancelled_initialise_stops_its_grounding() -> None:
+    """A client that gives up (its call is cancelled) stops the grounding: the
+    garbage collector, paused while grounding, is back on long before the
+    server's 60 s limit, and the grounding slots are free again."""
+    server = build_server(grounding_timeout=60.0, max_concurrent_initialise=1)
+    async with Client(server) as client:
+        with anyio.move_on_after(1.0):
+            await client.call_tool("initialise_session", SLOW)
+        started = time.monotonic()
+        while not gc.isenabled() and time.monotonic() - started < 10:
+            await anyio.sleep(0.05)
+        assert gc.isenabled(), "the grounding went on after its call was cancelled"
+        assert time.monotonic() - started < 3.0
+        assert (await Tools(client).ok("initialise_session", **BW3))["session_id"]  # the one slot is free
+
+
+def test_a_10_mb_request_over_http_is_a_clear_413() -> None:
+    """The HTTP transport refuses a body above 4 MiB before any tool runs:
+    HTTP 413 'Request body too large', on the declared length, before the body
+    is read (a 3 MB domain still reaches the tool: INPUT_TOO_LARGE, below)."""
+    with http_server() as url:
+        parts = urllib.parse.urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        conn.putrequest("POST", parts.path)
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Accept", "application/json, text/event-stream")
+        conn.putheader("Content-Length", str(10_000_000))
+        conn.endheaders()
+        reply = conn.getresponse()
+        assert reply.status == 413
+        assert "too large" in reply.read().decode().lower()
+        conn.close()
+
+
+async def test_a_3_mb_domain_over_http_is_input_too_large() -> None:
+    big = BW3["domain"] + ";" + "x" * 3_000_000 + "\n"
+    with http_server() as url:
+        async with Client(url) as client:
+            reply = await Tools(client).error("initialise_session", domain=big, problem=BW3["problem"])
+    assert reply.code == "INPUT_TOO_LARGE"
+
+
+CLIENT = """
+import sys, anyio
+from mcp import Client
+async def main(url, domain, problem):
+    async with Client(url) as client:
+        print("calling", flush=True)
+        await client.call_tool("initialise_session", {"domain": domain, "problem": problem})
+anyio.run(main, *sys.argv[1:])
+"""
+
+
+def test_a_grounding_stops_when_its_http_client_goes_away() -> None:
+    """A client killed in the middle of a long initialise over HTTP: the
+    server's grounding stops (its CPU use falls to idle), long before the
+    server's 30 s grounding limit."""
+    import subprocess
+
+    import psutil
+
+    with http_server() as url:
+        server = next(p for p in psutil.Process().children() if "serve" in " ".join(p.cmdline()))
+        client = subprocess.Popen([sys.executable, "-c", CLIENT, url, SLOW["domain"], SLOW["problem"]],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert client.stdout is not None and client.stdout.readline().strip() == "calling"
+            time.sleep(1.5)
+            busy = server.cpu_percent(interval=1.0)
+        finally:
+            client.kill()
+            client.wait()
+        time.sleep(1.0)
+        idle = max(server.cpu_percent(interval=1.0) for _ in range(2))
+    assert busy > 10.0, f"the grounding was not running ({busy}% CPU)"
+    assert idle < 5.0, f"the grounding went on after its client went away ({idle}% CPU)"

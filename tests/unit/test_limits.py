@@ -1,0 +1,167 @@
+"""Engine limits: each refuses its input fast, with its own code and a location, never a crash.
+
+- ground-action estimate, before grounding: parameters that no positive
+  precondition binds (bound only negatively, by an equality, or not at all);
+- grounding time limit and cancellation (cooperative, inside the loops);
+- parenthesis nesting depth (100,000 nested ``(and ...)``/``(not ...)``), also
+  from the CLI (exit 2, no traceback).
+"""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pypddlengine import compile_task, ground, open_session, parse_domain, parse_problem
+from pypddlengine.errors import ErrorCode, GroundingLimitError, InputTooLargeError
+from pypddlengine.grounding import DEFAULT_OPTIONS, GroundingOptions
+from pypddlengine.syntax.parser import MAX_NESTING
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
+from mcp_support import BW3_PROBLEM, BW_DOMAIN
+
+
+def unbound_domain(precondition: str) -> str:
+    """The issue's task: one action, 8 parameters, one precondition that binds none positively."""
+    return ("(define (domain d) (:requirements :strips :negative-preconditions :equality)\n"
+            " (:predicates (p ?x) (q))\n"
+            " (:action a :parameters (?x1 ?x2 ?x3 ?x4 ?x5 ?x6 ?x7 ?x8)\n"
+            f"  :precondition {precondition} :effect (q)))\n")
+
+
+def objects_problem(n: int, init: str = "") -> str:
+    objs = " ".join(f"o{i}" for i in range(n))
+    return f"(define (problem x) (:domain d) (:objects {objs}) (:init {init}) (:goal (q)))"
+
+
+ALL_P = " ".join(f"(p o{i})" for i in range(60))
+
+
+@pytest.mark.parametrize("precondition", ["(not (p ?x1))", "(= ?x1 ?x2)", "(and)"])
+def test_unbound_parameters_are_refused_before_grounding(precondition: str) -> None:
+    domain = unbound_domain(precondition)
+    assert len(domain) < 300
+    started = time.monotonic()
+    with pytest.raises(GroundingLimitError) as caught:
+        open_session(domain, objects_problem(60, ALL_P))
+    assert time.monotonic() - started < 2.0
+    err = caught.value
+    assert err.code == ErrorCode.GROUNDING_LIMIT and err.details["kind"] == "estimate"
+    assert err.details["combinations"] == 60 ** 8
+    assert err.location == f"<domain>:3:{domain.splitlines()[2].index('?x1') + 1}"  # the first unbound parameter
+    assert "?x1 ?x2 ?x3 ?x4 ?x5 ?x6 ?x7 ?x8" in err.message
+    assert gc.isenabled()
+
+
+def test_the_estimate_counts_only_unbound_parameters() -> None:
+    """Two unbound parameters of four, over 60 objects: 3,600 combinations, under
+    a limit of 4,000 and over one of 3,000; the bound parameters do not count."""
+    domain = ("(define (domain d) (:requirements :strips :negative-preconditions)\n"
+              " (:predicates (p ?x) (r ?x ?y) (q))\n"
+              " (:action a :parameters (?a ?b ?c ?d) :precondition (and (r ?a ?b) (not (p ?c))) :effect (q)))")
+    lifted = compile_task(parse_domain(domain), parse_problem(objects_problem(60, "(r o1 o2)")))
+    task = ground(lifted, GroundingOptions(max_actions=4000))
+    assert len(task.actions) == 3600
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(max_actions=3000))
+    assert caught.value.details["parameters"] == ["?c", "?d"]
+    assert caught.value.location == f"<domain>:3:{domain.splitlines()[2].index('?c') + 1}"
+
+
+def test_the_estimate_refuses_no_bundled_task() -> None:
+    from pypddlengine.bundled import bundled_task, bundled_tasks
+
+    for name in bundled_tasks():
+        d, p = bundled_task(name)
+        assert open_session(d, p).task.actions, name
+
+
+SLOW_DOMAIN = """(define (domain d) (:requirements :strips :negative-preconditions)
+ (:predicates (r ?x) (s ?x) (q))
+ (:action a :parameters (?a ?b ?c) :precondition (and (r ?a) (r ?b) (r ?c) (not (s ?a))) :effect (q)))"""
+"""Every parameter bound positively (the estimate passes), but n**3 candidates,
+all rejected by a static negative precondition: no action, no action limit."""
+
+
+def slow_task(n: int = 300):  # type: ignore[no-untyped-def]
+    init = " ".join(f"(r o{i}) (s o{i})" for i in range(n))
+    return compile_task(parse_domain(SLOW_DOMAIN), parse_problem(objects_problem(n, init)))
+
+
+def test_grounding_stops_at_its_time_limit() -> None:
+    lifted = slow_task()
+    assert len(ground(slow_task(30)).actions) == 0  # the same shape, small: grounds, no action
+    started = time.monotonic()
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(max_seconds=0.3))
+    elapsed = time.monotonic() - started
+    assert caught.value.code == ErrorCode.GROUNDING_TIMEOUT and caught.value.details["kind"] == "time"
+    assert 0.3 <= elapsed < 2.0, elapsed
+    assert gc.isenabled()
+    assert DEFAULT_OPTIONS.max_seconds is None  # the library and the CLI have no time limit by default
+
+
+def test_grounding_stops_when_cancelled() -> None:
+    lifted = slow_task()
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(cancel=cancel))
+    assert caught.value.code == ErrorCode.GROUNDING_TIMEOUT and caught.value.details["kind"] == "cancelled"
+    assert time.monotonic() - started < 2.0
+    assert gc.isenabled()
+
+
+def nested(kind: str, depth: int, inner: str) -> str:
+    return f"({kind} " * depth + inner + ")" * depth
+
+
+def deep_precondition(kind: str, depth: int) -> str:
+    inner = "(handempty)" if kind == "and" or depth % 2 == 0 else "(not (handempty))"
+    return BW_DOMAIN.replace(":precondition (and (clear ?b) (ontable ?b) (handempty))",
+                             f":precondition (and (clear ?b) (ontable ?b) {nested(kind, depth, inner)})", 1)
+
+
+def deep_goal(depth: int) -> str:
+    return BW3_PROBLEM.replace("(:goal (and (on a b) (on b c)))", f"(:goal {nested('and', depth, '(on a b)')})")
+
+
+@pytest.mark.parametrize("kind", ["and", "not"])
+def test_100000_nested_in_a_precondition_is_a_located_limit(kind: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(InputTooLargeError) as caught:
+        open_session(deep_precondition(kind, 100_000), BW3_PROBLEM)
+    assert time.monotonic() - started < 2.0
+    err = caught.value
+    line = next(i for i, t in enumerate(deep_precondition(kind, 3).splitlines(), 1) if f"({kind} ({kind}" in t)
+    assert err.code == ErrorCode.NESTING_LIMIT and err.span is not None and err.span.line == line
+    assert err.details["limit"] == MAX_NESTING and "<domain>" in err.location
+
+
+def test_100000_nested_in_a_goal_is_a_located_limit() -> None:
+    with pytest.raises(InputTooLargeError) as caught:
+        open_session(BW_DOMAIN, deep_goal(100_000))
+    assert caught.value.code == ErrorCode.NESTING_LIMIT and caught.value.location.startswith("<problem>:5:")
+
+
+def test_nesting_just_under_the_limit_works() -> None:
+    session = open_session(deep_precondition("and", MAX_NESTING - 10), deep_goal(MAX_NESTING - 10))
+    assert session.applicable_names() == ["(pick-up b)", "(unstack c a)"]
+
+
+def test_cli_reports_deep_nesting_without_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "d.pddl").write_text(BW_DOMAIN)
+    (tmp_path / "p.pddl").write_text(deep_goal(100_000))
+    for command in ("check", "ground"):
+        proc = subprocess.run([sys.executable, "-m", "pypddlengine.cli", command, str(tmp_path / "d.pddl"),
+                               str(tmp_path / "p.pddl")], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        out = proc.stdout + proc.stderr
+        assert "p.pddl:5:" in out and "error[NESTING_LIMIT]" in out and "Traceback" not in out
