@@ -54,12 +54,17 @@ def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     p = Path(path)
     try:
         size = p.stat().st_size
-        if size > max_bytes:
-            raise InputTooLargeError(
-                f"{p} is {size:,} bytes, more than the limit of {max_bytes:,}",
-                details={"size": size, "limit": max_bytes},
-            )
-        return p.read_bytes()
+        if size <= max_bytes:  # a device or pipe says 0: read no more than the limit allows
+            with p.open("rb") as f:
+                data = f.read(max_bytes + 1)
+            if len(data) <= max_bytes:
+                return data
+            size = -1
+        raise InputTooLargeError(
+            f"{p} is {size:,} bytes, more than the limit of {max_bytes:,}" if size >= 0
+            else f"{p} holds more than the limit of {max_bytes:,} bytes (it is endless or still growing)",
+            details={"size": size if size >= 0 else None, "limit": max_bytes},
+        )
     except PDDLError:
         raise
     except IsADirectoryError:
