@@ -62,6 +62,22 @@ def test_stdio_server_says_it_waits_and_exits_on_end_of_input_mid_grounding() ->
             proc.wait()
 
 
+def test_one_sigterm_stops_a_stdio_server_with_exit_0() -> None:
+    proc = subprocess.Popen(serve_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        handshake(proc)  # up and serving, its input still open
+        proc.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        assert proc.wait(timeout=10) == 0 and time.monotonic() - started < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+
+
 async def sigterm_with_a_client_attached(url: str, proc: subprocess.Popen[bytes]) -> float:
     """Open a handshake session (its SSE stream stays open), start a heavy
     initialise, send one SIGTERM; seconds until the process is gone. The
