@@ -15,6 +15,10 @@ Printed: errors (tool errors, transport errors), cross-session leaks (a state
 that is not the client's own, a foreign session visible or usable), p50/p99
 latency of every call and of ``initialise_session``, throughput.
 
+Stall (``--stall BLOCKS``): one client initialises a task of that many blocks
+(459 blocks: 422,280 ground actions) while another calls
+``query_current_state`` on a small session every 10 ms; the latency it sees.
+
 Soak (``--soak SECONDS``): ``--soak-clients`` loops that open a session on a
 small task, take one step and close it, for that long; the server's RSS at the
 start, every 30 s and at the end, and the number of sessions churned.
@@ -233,6 +237,42 @@ async def soak(url: str, tokens: list[str], seconds: float, pid: int, tally: Tal
             "rss_mib": [(t, round(r, 1)) for t, r in samples]}
 
 
+# ----------------------------------------------------------------------------- stall
+
+
+async def stall(url: str, tokens: list[str], blocks: int, tally: Tally) -> dict[str, Any]:
+    """One client initialises a ``blocks``-block task while another keeps
+    calling query_current_state on a small session: the latency it sees."""
+    from pypddlengine.generators import blocksworld
+
+    async with client_for(url, tokens[0]) as big, client_for(url, tokens[1]) as small:
+        opened = await call(small, tally, "initialise_session", domain=DOMAIN, problem=blocksworld(5, 1))
+        if opened is None:
+            return {}
+        sid = opened["session_id"]
+        seen: list[float] = []
+        result: dict[str, Any] = {}
+        done = anyio.Event()
+
+        async def heavy() -> None:
+            started = time.perf_counter()
+            summary = await call(big, tally, "initialise_session", domain=DOMAIN, problem=blocksworld(blocks, 1))
+            result["initialise_s"] = round(time.perf_counter() - started, 2)
+            result["ground_actions"] = summary["ground_actions"] if summary else None
+            done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(heavy)
+            while not done.is_set():
+                started = time.perf_counter()
+                await call(small, tally, "query_current_state", session_id=sid)
+                seen.append(time.perf_counter() - started)
+                await anyio.sleep(0.01)
+        result.update(blocks=blocks, calls=len(seen), p50_ms=round(1000 * percentile(seen, 0.5)),
+                      max_ms=round(1000 * max(seen, default=float("nan"))))
+        return result
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -243,10 +283,12 @@ def main() -> int:
     parser.add_argument("--blocks", type=int, default=50, help="blocks of each client's task")
     parser.add_argument("--soak", type=float, default=0.0, help="seconds of session churn afterwards (0: none)")
     parser.add_argument("--soak-clients", type=int, default=4, help="concurrent loops of the soak")
+    parser.add_argument("--stall", type=int, default=0, metavar="BLOCKS",
+                        help="also: latency one client sees while another initialises a task of this many blocks")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     args = parser.parse_args()
 
-    tokens = [f"client-{i}-{secrets.token_urlsafe(12)}" for i in range(max(args.clients, args.soak_clients))]
+    tokens = [f"client-{i}-{secrets.token_urlsafe(12)}" for i in range(max(args.clients, args.soak_clients, 2))]
     proc, url = start_server(tokens, max_sessions=args.clients + args.soak_clients + 8, per_client=4)
     report: dict[str, Any] = {"load_average_before": os.getloadavg()}
     try:
@@ -271,6 +313,13 @@ def main() -> int:
         for line in tally.errors[:5] + tally.leaks[:5]:
             print(f"  {line}")
         bad = len(tally.errors) + len(tally.leaks)
+        if args.stall > 0:
+            stall_tally = Tally()
+            report["stall"] = found = anyio.run(stall, url, tokens, args.stall, stall_tally)
+            print(f"stall: initialise_session of {found.get('ground_actions')} ground actions ({args.stall} blocks) "
+                  f"took {found.get('initialise_s')} s; another client's {found.get('calls')} calls meanwhile: "
+                  f"p50 {found.get('p50_ms')} ms, max {found.get('max_ms')} ms; errors {len(stall_tally.errors)}")
+            bad += len(stall_tally.errors)
         if args.soak > 0:
             soak_tally = Tally()
             result = anyio.run(soak, url, tokens[: args.soak_clients], args.soak, proc.pid, soak_tally)
