@@ -68,7 +68,9 @@ class ServerOptions:
     refused before anything is read. Set by the experiment harness for each
     run (the run's own domain and problem); overrides ``allow_files``."""
     reveal_session_ids: bool = True
-    """Whether ``list_sessions`` shows whole ids (off for HTTP by default)."""
+    """Whether ``list_sessions`` shows whole ids to a caller without an owner
+    (see :mod:`.access`; off for HTTP by default, where such callers cannot
+    be told apart). An identified caller always sees its own ids."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
