@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import anyio
 import pytest
@@ -18,6 +19,8 @@ from mcp import Client
 from mcp_support import BW3, Tools, free_port, http_server, serve_command, token_client
 
 pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Many ground actions and little else: grounding it takes a while (or a limit refuses it), either way the
 # server must still stop at once.
@@ -176,3 +179,39 @@ async def test_one_client_cannot_fill_an_http_server() -> None:
         assert codes.count("OK") == 8 and set(codes[8:]) == {"SESSION_LIMIT"}
         async with Client(url, mode="legacy") as other:
             await Tools(other).ok("initialise_session", **BW3)
+
+
+async def test_a_big_initialise_does_not_stall_another_clients_calls() -> None:
+    """Parsing, grounding and the summary of a big task run in worker threads:
+    meanwhile another client's calls on a small session keep being answered
+    (each well within the time the big one takes), and the big session,
+    which runs its calls in a worker thread too, answers afterwards."""
+    from pypddlengine.generators import blocksworld
+    from pypddlengine.mcp_server import build_server
+    from pypddlengine.mcp_server.server import THREADED_ACTIONS
+
+    domain = (ROOT / "domains" / "blocksworld.pddl").read_text()
+    server = build_server()
+    async with Client(server) as big, Client(server) as small:
+        sid = (await Tools(small).ok("initialise_session", **BW3))["session_id"]
+        latencies: list[float] = []
+        took: dict[str, float] = {}
+
+        async def heavy() -> None:
+            started = time.perf_counter()
+            summary = await Tools(big).ok("initialise_session", domain=domain, problem=blocksworld(150, 1))
+            took["s"] = time.perf_counter() - started
+            took["sid"] = summary["session_id"]
+            assert summary["ground_actions"] > THREADED_ACTIONS
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(heavy)
+            while "s" not in took:
+                started = time.perf_counter()
+                await Tools(small).ok("query_current_state", session_id=sid)
+                latencies.append(time.perf_counter() - started)
+                await anyio.sleep(0.005)
+        assert len(latencies) >= 3, (took, latencies)
+        assert max(latencies) < max(0.25, took["s"] / 3), (took["s"], max(latencies))
+        page = await Tools(big).ok("query_applicable_actions", session_id=took["sid"], limit=1000)
+        assert page["total"] > 0
