@@ -32,7 +32,7 @@ class ServerOptions:
     max_sessions_per_client: int | None = None
     """Live sessions of one principal (see :mod:`.access`; ``SESSION_LIMIT``); ``None``: ``max_sessions``.
     Over HTTP it defaults to 8, so that one client cannot lock the others out."""
-    auth_tokens: tuple[str, ...] = ()
+    auth_tokens: tuple[str, ...] = field(default=(), repr=False)
     """Bearer tokens of an HTTP server (each its own principal); a direct call carries none."""
     max_steps: int = 10_000
     """``execute_single_action`` attempts per session, successful or not (``STEP_LIMIT``)."""
