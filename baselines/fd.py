@@ -391,6 +391,20 @@ def _exited(pid: int) -> bool:
     return info is not None and info.si_pid == pid
 
 
+_WATCHDOG = 'read -r _ ; kill -KILL -"$0" 2>/dev/null'
+"""Reads its stdin, a pipe whose only writer is this process, until end of
+file, then kills the planner's process group. End of file comes when we close
+the pipe, or when the kernel does because we died (even of ``kill -9``),
+so the planner never outlives us."""
+
+
+def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
+    with contextlib.suppress(OSError):  # no sh: only the kill -9 guarantee is lost
+        return subprocess.Popen(["/bin/sh", "-c", _WATCHDOG, str(pgid)], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return None
+
+
 class _Run:
     """One launched planner: waits for it under the deadline and cleans up."""
 
@@ -403,6 +417,7 @@ class _Run:
             start_new_session=True,
         )
         self.pgid = self.proc.pid  # setsid makes the child a group leader
+        self.watchdog = _start_watchdog(self.pgid)
         self.end: float | None = None
         self.cleaned = False
 
@@ -428,11 +443,67 @@ class _Run:
 
     def close(self) -> None:
         _kill_group(self.pgid)
+        if self.watchdog is not None:  # before reaping the leader: its pgid cannot be reused yet
+            with contextlib.suppress(OSError):
+                self.watchdog.stdin.close()  # type: ignore[union-attr]
+            self.watchdog.wait()
         self.proc.wait()
         self.cleaned = _group_gone(self.pgid)
         if self.end is None:
             self.end = time.monotonic()
         self.log.close()
+
+
+# ----------------------------------------------------------------------------- temporary run folders
+
+_TEMP_PREFIX = "pypddl-fd-"
+_OWNER_FILE = "owner.pid"
+
+
+def _temp_run_dir() -> Path:
+    """A fresh temporary run folder that names its owner (this process), so
+    that a later run can remove it if we die before we do."""
+    run_dir = Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
+    (run_dir / _OWNER_FILE).write_text(f"{os.getpid()} {_start_time(os.getpid())}")
+    return run_dir
+
+
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot (``/proc``), '?' where unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "?"
+    return stat[stat.rindex(")") + 2:].split()[19]
+
+
+def _owner_alive(text: str) -> bool:
+    pid_text, _, started = text.partition(" ")
+    try:
+        pid = int(pid_text)
+        os.kill(pid, 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return started in ("", "?") or _start_time(pid) in ("?", started)  # a reused pid started later
+
+
+def sweep_stale_run_dirs(root: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove the temporary run folders (``pypddl-fd-*`` in ``root``, the
+    temporary directory by default) whose owning process has died, say a
+    ``batch`` killed with ``kill -9``; returns them. Folders of live runs, and
+    folders without an owner file, are left alone."""
+    removed = []
+    for folder in Path(root or tempfile.gettempdir()).glob(_TEMP_PREFIX + "*"):
+        try:
+            owner = (folder / _OWNER_FILE).read_text()
+        except OSError:
+            continue
+        if not _owner_alive(owner):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 # ----------------------------------------------------------------------------- plans
@@ -565,8 +636,10 @@ def run_fd(
             result.log_tail = str(err)
             return result
     keep = workdir is not None
+    if not keep:
+        sweep_stale_run_dirs()
     # resolved: Fast Downward runs inside it, so a relative path would be read from there
-    run_dir = Path(workdir).resolve() if keep else Path(tempfile.mkdtemp(prefix="pypddl-fd-"))  # type: ignore[arg-type]
+    run_dir = Path(workdir).resolve() if keep else _temp_run_dir()  # type: ignore[arg-type]
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in run_dir.iterdir():  # a kept directory reused by a re-run
         if _PLAN_FILE.match(stale.name) or stale.name in ("output.sas", "fd.log"):

@@ -340,7 +340,26 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)
-    sys.exit(run_repl(session, click.echo, input_fn=None))
+    lines = None if sys.stdin.isatty() else _bounded_lines(sys.stdin.buffer)
+    try:
+        sys.exit(run_repl(session, click.echo, input_fn=None, lines=lines))
+    except PDDLError as err:
+        report_error(err)
+        sys.exit(BAD_INPUT)
+
+
+MAX_LINE_BYTES = 1 << 20
+"""Longest line ``play`` reads from a pipe or file (so ``< /dev/zero`` ends with INPUT_TOO_LARGE)."""
+
+
+def _bounded_lines(stream: Any, limit: int = MAX_LINE_BYTES) -> Any:
+    from .errors import InputTooLargeError
+
+    while line := stream.readline(limit + 1):
+        if len(line) > limit:
+            raise InputTooLargeError(f"<stdin>: a line longer than the limit of {limit:,} bytes",
+                                     details={"limit": limit})
+        yield line.decode("utf-8", "replace").rstrip("\r\n")
 
 
 def run() -> None:

@@ -20,6 +20,7 @@ import itertools
 import json
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -140,6 +141,7 @@ def serve(
     if not use_http:
         click.echo("pypddl MCP server on stdio: waiting for an MCP client on stdin (this command is meant to be "
                    "started by the client; Ctrl-C to stop)", err=True)
+        signal.signal(signal.SIGTERM, lambda *_: _exit_now(0))
     code = 0
     try:
         run_server("streamable-http" if use_http else "stdio", host=host, port=port,

@@ -100,6 +100,11 @@ COMMANDS: dict[str, Run | Skip] = {
     "python bench/bench_ray.py": Run(timeout=1800, slow=True, needs=("fd", "ray")),
     "python bench/bench_engine.py": Run(timeout=1800, slow=True),
     "python bench/bench_mcp.py": Run(timeout=1800, slow=True),
+    "python bench/bench_mcp_load.py --clients 50 --steps 200 --soak 600": Run(timeout=3600, slow=True),
+    "python bench/bench_mcp_load.py --clients 3 --steps 5 --soak 3": Run(timeout=300, check="leaks 0"),
+    "PYPDDL_AUTH_TOKEN=change-me pypddl serve --http --host 0.0.0.0 --allowed-host planner.lan": Skip(
+        "a server that runs until stopped, on every interface; tests/mcp/test_mcp_security.py starts it with "
+        "tokens, --host 0.0.0.0 and --allowed-host and checks 401, 403 and 421"),
 }
 
 

@@ -14,6 +14,11 @@ The seven tools keep the paper's names: ``initialise_session``,
 ``list_sessions`` and ``list_bundled_tasks``; bundled PDDL files are also
 resources (``pddl://domains/<name>``, ``pddl://problems/<domain>/<name>``).
 
+Owners. Each session belongs to the principal that opened it (a bearer
+token over HTTP, else the MCP transport session); to anyone else it does not
+exist. Over HTTP, :class:`.access.HttpGuard` checks Host, Origin and the
+token of every request (see :mod:`.access`).
+
 Errors. A call that cannot be carried out (bad or missing argument, unknown
 session, a limit, PDDL that does not parse, an action that names no action
 of the task) returns a tool error (``is_error``) whose text starts with one

@@ -15,9 +15,11 @@ The principal of a call is, in this order:
   Over stdio that is still one client (the process serves one); over HTTP all
   such clients share one principal, so give each client its own token.
 
-Separately, a session remembers the transport session it was opened on, and
-is released when that transport session ends (an HTTP ``DELETE`` or the SDK's
-idle expiry of the ``Mcp-Session-Id``, a handshake connection closing).
+A session owned by a transport session is released when that transport
+session ends (an HTTP ``DELETE`` or the SDK's idle expiry of the
+``Mcp-Session-Id``, a handshake connection closing). A token's sessions
+outlive its connections (until closed or idle-expired), so a client that
+connects once per call, like the Inspector's ``--cli``, keeps them.
 
 :class:`HttpGuard` wraps the HTTP app: it answers 421 to a ``Host`` and 403 to
 an ``Origin`` that is not allowed (DNS rebinding; checked for every bind
@@ -104,7 +106,7 @@ def identify(context: Any, tokens: Sequence[str], on_close: Callable[[str], None
     owner = token_principal(tokens, headers.get("authorization") if headers is not None else None)
     connection = getattr(request_context.session, "_connection", None)
     name: str | None = None
-    if connection is not None and _lives_across_requests(connection):
+    if owner is None and connection is not None and _lives_across_requests(connection):
         state = connection.state
         name = state.get("pypddl.connection")
         if name is None:
@@ -112,7 +114,9 @@ def identify(context: Any, tokens: Sequence[str], on_close: Callable[[str], None
             name = f"mcp:{sid}" if sid else f"conn:{secrets.token_hex(16)}"
             state["pypddl.connection"] = name
             connection.exit_stack.callback(on_close, name)
-    return Caller(owner=owner or name, connection=name)
+    if owner is not None:  # a token holder's sessions outlive its connections
+        return Caller(owner=owner)
+    return Caller(owner=name, connection=name)
 
 
 def _lives_across_requests(connection: Any) -> bool:

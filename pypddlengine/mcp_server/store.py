@@ -32,7 +32,7 @@ class ServerOptions:
     max_sessions_per_client: int | None = None
     """Live sessions of one principal (see :mod:`.access`; ``SESSION_LIMIT``); ``None``: ``max_sessions``.
     Over HTTP it defaults to 8, so that one client cannot lock the others out."""
-    auth_tokens: tuple[str, ...] = ()
+    auth_tokens: tuple[str, ...] = field(default=(), repr=False)
     """Bearer tokens of an HTTP server (each its own principal); a direct call carries none."""
     max_steps: int = 10_000
     """``execute_single_action`` attempts per session, successful or not (``STEP_LIMIT``)."""
@@ -72,7 +72,9 @@ class ServerOptions:
     refused before anything is read. Set by the experiment harness for each
     run (the run's own domain and problem); overrides ``allow_files``."""
     reveal_session_ids: bool = True
-    """Whether ``list_sessions`` shows whole ids (off for HTTP by default)."""
+    """Whether ``list_sessions`` shows whole ids to a caller without an owner
+    (see :mod:`.access`; off for HTTP by default, where such callers cannot
+    be told apart). An identified caller always sees its own ids."""
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fd_helpers import needs_fd, needs_val, task, wait_until_gone
+from fd_helpers import needs_fd, needs_val, processes_mentioning, task, wait_until_gone
 from pypddlengine.baselines import CONFIGS, read_records, run_batch
 from pypddlengine.baselines.batch import IncompatibleRecords
 from pypddlengine.baselines.records import RecordsLocked, RecordWriter, record_key
@@ -129,8 +129,8 @@ def test_batch_killed_midway_then_rerun_has_every_record_exactly_once(tmp_path: 
     assert count + 1 <= len(written) < 2 * count
     if sig == signal.SIGKILL:
         assert code == -signal.SIGKILL
-        # an orphaned planner lives on until Fast Downward's own CPU-time limit (budget + 1 s)
-        assert wait_until_gone(str(folder), timeout=budget + 10) == []
+        # the planner's watchdog kills its group as soon as the batch is gone
+        assert wait_until_gone(str(folder), timeout=3) == []
     else:
         assert code == 130
         assert wait_until_gone(str(folder), timeout=2) == []  # the batch killed its planners itself
@@ -164,3 +164,44 @@ def test_cli_batch_bad_inputs(tmp_path: Path) -> None:
     r = run("--bundled", "-k", "gripper/p01", "-t", "6", "-o", str(out), "-q")
     assert r.returncode == 2 and "5 s budget" in r.stderr
     assert os.path.getsize(out) > 0
+
+
+def test_kill_9_of_batch_takes_its_planner_along_and_the_next_run_removes_its_temp_folder(tmp_path: Path) -> None:
+    """A long run (100 blocks, 60 s budget) and ``kill -9`` of the batch
+    while the planner is under way: the planner's watchdog kills its process
+    group at once (not after Fast Downward's own CPU limit), and the
+    temporary run folder the batch left is removed by the next run."""
+    from pypddlengine.baselines.fd import sweep_stale_run_dirs
+
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    domain, problem = task("blocksworld/p11")
+    (folder / "domain.pddl").write_text(domain.read_text())
+    (folder / "p11.pddl").write_text(problem.read_text())
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    out = tmp_path / "runs.jsonl"
+    cmd = [sys.executable, "-m", "pypddlengine.cli", "batch", str(folder), "-p", "lama-first", "-t", "60",
+           "-j", "1", "-o", str(out), "-q"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        deadline = time.monotonic() + 60
+        while not processes_mentioning(str(folder)[:-1] + "s/p11"):  # the planner has started on p11
+            assert proc.poll() is None, proc.stderr.read().decode()  # type: ignore[union-attr]
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        time.sleep(0.5)
+        left = list(temp.glob("pypddl-fd-*"))
+        assert len(left) == 1 and (left[0] / "owner.pid").read_text().split()[0] == str(proc.pid)
+        proc.kill()
+        assert proc.wait(timeout=10) == -signal.SIGKILL
+        assert wait_until_gone(str(folder / "p11"), timeout=3) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert sweep_stale_run_dirs(temp) == left and not left[0].exists()
+    live = temp / "pypddl-fd-live"
+    live.mkdir()
+    (live / "owner.pid").write_text(f"{os.getpid()} ")
+    assert sweep_stale_run_dirs(temp) == [] and live.exists()  # a live owner's folder stays

@@ -174,3 +174,27 @@ def test_validate_does_not_import_heavy_modules(files: dict[str, Path]) -> None:
     out = subprocess.run([sys.executable, "-c", code, str(files["domain"]), str(files["problem"]), str(files["good"])],
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this system")
+@pytest.mark.parametrize("args, stdin", [
+    (["check", "/dev/zero", "/dev/zero"], None),
+    (["validate", "{domain}", "{problem}", "/dev/zero"], None),
+    (["play", "--task", "blocksworld/p01"], "/dev/zero"),
+])
+def test_endless_input_is_input_too_large_not_a_memory_error(args: list[str], stdin: str | None) -> None:
+    """/dev/zero says its size is 0: every read is bounded all the same
+    (the child's address space is capped, so a regression fails, not swaps)."""
+    import resource
+
+    domain, problem = bundled_task("blocksworld/p01")
+    argv = [a.format(domain=domain, problem=problem) for a in args]
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    with open(stdin or os.devnull, "rb") as source:
+        run = subprocess.run([sys.executable, "-m", "pypddlengine.cli", *argv], stdin=source, capture_output=True,
+                             text=True, timeout=120, preexec_fn=cap)
+    assert run.returncode == 2, run.stderr[-500:]
+    assert "error[INPUT_TOO_LARGE]" in run.stderr and "Traceback" not in run.stderr
