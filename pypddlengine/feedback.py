@@ -11,7 +11,10 @@ computes signals the environment can vouch for:
   proof that the state is a dead end (no plan from it exists).
 
 Negative preconditions and negative goals are ignored by the relaxation, as
-usual. Costs are exact numbers; ``None`` stands for "unreachable".
+usual (in ADL tasks, negative literals inside formulas and negated derived
+atoms too; see :meth:`pypddlengine.task.Task.relaxed_operators`): a dead end
+reported is a real dead end. Costs are exact numbers; ``None`` stands for
+"unreachable".
 """
 
 from __future__ import annotations
@@ -46,36 +49,40 @@ class RelaxedAnalysis:
 def analyse(task: Task, state: State) -> RelaxedAnalysis:
     """Compute ``h_add``, ``h_FF`` and unreachable goals for ``state``.
 
-    Dijkstra over atoms with the usual counter per action; it stops as soon
-    as every goal atom is settled, so states near the goal are cheap."""
-    goals = [g for g in task.goal_pos]
+    Dijkstra over atoms with the usual counter per operator of
+    :meth:`Task.relaxed_operators` (one per STRIPS action; conditional
+    effects, axioms and compound goals add their own, see there); it stops
+    as soon as every goal atom is settled, so states near the goal are cheap.
+    ``h_FF`` counts each action of the relaxed plan once."""
+    goals = list(task.goal_atoms)
     if any(g < 0 for g in goals):  # a goal atom the grounding never reached
         missing = tuple(g for g in goals if g < 0)
         return RelaxedAnalysis(None, None, (), missing)
-    pre_index = task.precondition_index()
+    ops = task.relaxed_operators()
+    pre_index, free = task.relaxed_index()
     cost: dict[int, float] = {}
-    supporter: dict[int, GroundAction | None] = {}
+    supporter: dict[int, int] = {}
     heap: list[tuple[float, int]] = []
-    for a in state:
+    for a in task.relaxed_facts(state):
         cost[a] = 0.0
-        supporter[a] = None
         heap.append((0.0, a))
     heapq.heapify(heap)
     remaining: dict[int, int] = {}
     acc: dict[int, float] = {}
     pending_goals = {g for g in goals if g not in state}
 
-    def fire(action: GroundAction, base: float) -> None:
-        c = base + action.cost
-        for e in action.add:
+    def fire(i: int, base: float) -> None:
+        op = ops[i]
+        c = base + op.cost
+        for e in op.add:
             old = cost.get(e)
             if old is None or c < old:
                 cost[e] = c
-                supporter[e] = action
+                supporter[e] = i
                 heapq.heappush(heap, (c, e))
 
-    for action in task.unconditioned:  # no fluent preconditions: free in the relaxation
-        fire(action, 0.0)
+    for i in free:  # no fluent preconditions: free in the relaxation
+        fire(i, 0.0)
     settled: set[int] = set()
     while heap and pending_goals:
         c, atom = heapq.heappop(heap)
@@ -83,33 +90,41 @@ def analyse(task: Task, state: State) -> RelaxedAnalysis:
             continue
         settled.add(atom)
         pending_goals.discard(atom)
-        for action in pre_index.get(atom, ()):
-            aid = action.id
-            left = remaining.get(aid)
+        for i in pre_index.get(atom, ()):
+            left = remaining.get(i)
             if left is None:
-                left = len(set(action.pre))
+                left = len(ops[i].pre)
             left -= 1
-            remaining[aid] = left
-            total = acc.get(aid, 0.0) + c
-            acc[aid] = total
+            remaining[i] = left
+            total = acc.get(i, 0.0) + c
+            acc[i] = total
             if left == 0:
-                fire(action, total)
+                fire(i, total)
     unreachable = tuple(g for g in goals if g not in cost)
     if unreachable:
         return RelaxedAnalysis(None, None, (), unreachable)
     h_add = float(sum(cost[g] for g in goals))
-    plan: dict[int, GroundAction] = {}
-    stack = [g for g in goals if supporter.get(g) is not None]
+    used: dict[int, float] = {}
+    actions: dict[int, GroundAction] = {}
+    stack = [g for g in goals if g in supporter]
     seen: set[int] = set()
     while stack:
         atom = stack.pop()
         if atom in seen:
             continue
         seen.add(atom)
-        action = supporter.get(atom)
-        if action is None or action.id in plan:
+        i = supporter.get(atom)
+        if i is None or i in used:
             continue
-        plan[action.id] = action
-        stack.extend(p for p in action.pre if supporter.get(p) is not None)
-    ordered = tuple(sorted(plan.values(), key=lambda a: (max((cost[p] for p in a.pre), default=0.0), a.id)))
+        op = ops[i]
+        used[i] = max((cost[p] for p in op.pre), default=0.0)
+        if op.action is not None:
+            actions.setdefault(op.action.id, op.action)
+        stack.extend(p for p in op.pre if p in supporter)
+    first = {}
+    for i, level in used.items():
+        action = ops[i].action
+        if action is not None:
+            first[action.id] = min(first.get(action.id, level), level)
+    ordered = tuple(sorted(actions.values(), key=lambda a: (first[a.id], a.id)))
     return RelaxedAnalysis(h_add, float(sum(a.cost for a in ordered)), ordered, ())
