@@ -12,6 +12,7 @@ from pypddlengine.model import DerivedDecl, Exists, Forall, ForallEffect, Imply,
 from pypddlengine.printer import format_domain
 from pypddlengine.syntax import parse_domain, parse_problem
 
+
 def test_adl_constructs_parse_and_round_trip() -> None:
     domain = parse_domain(DOMAIN)
     assert [a.predicate for a in domain.axioms] == ["seen", "dark"]
