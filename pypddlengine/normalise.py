@@ -48,7 +48,7 @@ from .model import (
 )
 
 __all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "derived_dependencies",
-           "is_literal", "nnf", "normalise_effect", "split", "substitute"]
+           "free_variables", "is_literal", "nnf", "normalise_effect", "split", "substitute"]
 
 Literal = Atom | Not | Equals
 
@@ -285,3 +285,28 @@ def derived_dependencies(cond: Condition | None, derived: frozenset[str] | set[s
     if cond is not None:
         walk(cond, True)
     return out
+
+
+def free_variables(cond: Condition) -> tuple[str, ...]:
+    """The variables ``cond`` uses without binding them, in first-use order."""
+    out: dict[str, None] = {}
+
+    def walk(c: Condition, bound: frozenset[str]) -> None:
+        match c:
+            case Atom(terms=ts):
+                out.update((t.name, None) for t in ts if isinstance(t, Variable) and t.name not in bound)
+            case Equals(left=a, right=b):
+                out.update((t.name, None) for t in (a, b) if isinstance(t, Variable) and t.name not in bound)
+            case Not(operand=x):
+                walk(x, bound)
+            case And(parts=ps) | Or(parts=ps):
+                for part in ps:
+                    walk(part, bound)
+            case Imply(antecedent=a, consequent=b):
+                walk(a, bound)
+                walk(b, bound)
+            case Exists(variables=vs, body=b) | Forall(variables=vs, body=b):
+                walk(b, bound | {v.name for v in vs})
+
+    walk(cond, frozenset())
+    return tuple(out)
