@@ -11,7 +11,10 @@ computes signals the environment can vouch for:
   proof that the state is a dead end (no plan from it exists).
 
 Negative preconditions and negative goals are ignored by the relaxation, as
-usual. Costs are exact numbers; ``None`` stands for "unreachable".
+usual (in ADL tasks, negative literals inside formulas and negated derived
+atoms too; see :meth:`pypddlengine.task.Task.relaxed_operators`): a dead end
+reported is a real dead end. Costs are exact numbers; ``None`` stands for
+"unreachable".
 """
 
 from __future__ import annotations

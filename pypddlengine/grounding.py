@@ -45,6 +45,7 @@ from .errors import ErrorCode, GroundingLimitError
 from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or
+from .normalise import free_variables
 from .task import (
     FALSE,
     TRUE,
@@ -272,6 +273,20 @@ class _General:
         self.g = g
         self.lifted = g.lifted
         self.pending: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        # a condition often depends on a few of its action's parameters (openstacks: the order, not the
+        # stack counts): results are memoised on the objects bound to its free variables
+        self._free: dict[int, tuple[str, ...]] = {}
+        self._memo: dict[tuple[bool, int, tuple[int, ...]], object] = {}
+
+    def _memoised(self, exact: bool, cond: Condition, b: dict[str, int], compute: Callable[[], object]) -> object:
+        free = self._free.get(id(cond))
+        if free is None:
+            free = self._free[id(cond)] = free_variables(cond)
+        key = (exact, id(cond), tuple(b[v] for v in free))
+        value = self._memo.get(key, self)
+        if value is self:
+            value = self._memo[key] = compute()
+        return value
 
     def possible_for(self, schema: Schema) -> Callable[[tuple[int, ...]], bool] | None:
         cond = schema.residual
@@ -280,7 +295,10 @@ class _General:
         return lambda a: self._possible(cond, schema.binding(a))
 
     def _possible(self, cond: Condition, b: dict[str, int]) -> bool:
-        return possible(self.lifted, self.g.static, cond, b)
+        return self._memoised(False, cond, b, lambda: possible(self.lifted, self.g.static, cond, b))  # type: ignore[return-value]
+
+    def _encode(self, cond: Condition, b: dict[str, int]) -> Formula:
+        return self._memoised(True, cond, b, lambda: self.encode(cond, b))  # type: ignore[return-value]
 
     def expand(self, act: GroundAction) -> None:
         g, lifted = self.g, self.lifted
@@ -332,13 +350,13 @@ class _General:
         for act in g.actions:
             schema = act.schema
             b = schema.binding(act.args)
-            cond = TRUE if schema.residual is None else self.encode(schema.residual, b)
+            cond = TRUE if schema.residual is None else self._encode(schema.residual, b)
             act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
             effects: list[ConditionalEffect] = []
             for index, combo in self.pending.get(act.id, ()):
                 rule = schema.rules[index]
                 bb = {**b, **dict(zip((v.name for v in rule.variables), combo, strict=True))}
-                c = TRUE if rule.condition is None else self.encode(rule.condition, bb)
+                c = TRUE if rule.condition is None else self._encode(rule.condition, bb)
                 if c == FALSE:
                     continue
                 effects.append(ConditionalEffect(
@@ -351,7 +369,7 @@ class _General:
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
             schema = ax.schema
-            cond = TRUE if schema.residual is None else self.encode(schema.residual, schema.binding(ax.args))
+            cond = TRUE if schema.residual is None else self._encode(schema.residual, schema.binding(ax.args))
             if cond != FALSE:
                 axiom = GroundAxiom(ax.add[0], ax.pre, ax.neg, None if cond == TRUE else cond)
                 strata[stratum_of[schema.id]].append(axiom)

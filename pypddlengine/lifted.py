@@ -627,8 +627,10 @@ class LiftedTask:
             text = self.render_condition(part, binding)
             match part:
                 case Or(parts=disjuncts):
-                    why = [f"{self.render_condition(d, binding)}: {'; '.join(self.explain(d, binding, state, 2))}"
-                           for d in disjuncts]
+                    why = []
+                    for d in disjuncts:
+                        shown, sub = self.render_condition(d, binding), self.explain(d, binding, state, 2)
+                        why.append(shown if sub == [shown] else f"{shown} [{'; '.join(sub)}]")
                     out.append(f"{text} (no disjunct holds: " + " | ".join(why) + ")")
                 case Forall(variables=vs, body=body):
                     bad = [b for b in itertools.islice(

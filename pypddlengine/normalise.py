@@ -48,7 +48,7 @@ from .model import (
 )
 
 __all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "derived_dependencies",
-           "is_literal", "nnf", "normalise_effect", "split", "substitute"]
+           "free_variables", "is_literal", "nnf", "normalise_effect", "split", "substitute"]
 
 Literal = Atom | Not | Equals
 
@@ -222,31 +222,43 @@ def substitute(cond: Condition, names: dict[str, Term]) -> Condition:
     raise TypeError(f"not a normalised condition: {cond!r}")
 
 
-def axiom_rules(axiom: DerivedDecl) -> list[AxiomRule]:
-    """The :class:`AxiomRule` s of one axiom (see the module docstring)."""
-    body = nnf(axiom.body)
-    disjuncts = body.parts if isinstance(body, Or) else (body,)
+def axiom_rules(axiom: DerivedDecl, cap: int = 64) -> list[AxiomRule]:
+    """The :class:`AxiomRule` s of one axiom: the body in disjunctive normal
+    form over its top-level structure (a disjunction in a conjunction is
+    distributed, an existential is promoted to parameters, renamed apart),
+    so that each rule's atoms bind its variables through joins. A
+    disjunction that would take the axiom past ``cap`` rules stays in the
+    rule's residual instead."""
+    work: list[tuple[list[Condition], list[Condition], list[Parameter]]] = [
+        (conjuncts(nnf(axiom.body)), [], list(axiom.parameters))
+    ]
+    done: list[tuple[list[Condition], list[Condition], list[Parameter]]] = []
+    fresh = 0
+    while work:
+        parts, kept, params = work.pop()
+        at = next((i for i, p in enumerate(parts) if isinstance(p, (Or, Exists))), None)
+        if at is None:
+            done.append((parts, kept, params))
+            continue
+        part, rest = parts[at], parts[:at] + parts[at + 1:]
+        if isinstance(part, Exists):
+            names: dict[str, Term] = {}
+            new: list[Parameter] = []
+            for v in part.variables:
+                fresh += 1
+                names[v.name] = Variable(f"{v.name}~{fresh}")
+                new.append(Parameter(f"{v.name}~{fresh}", v.types, v.span))
+            work.append((rest + conjuncts(substitute(part.body, names)), kept, params + new))
+        elif len(done) + len(work) + len(part.parts) > cap:  # type: ignore[union-attr]
+            work.append((rest, [*kept, part], params))
+        else:
+            for disjunct in reversed(part.parts):  # type: ignore[union-attr]
+                work.append((rest + conjuncts(disjunct), list(kept), list(params)))
     out: list[AxiomRule] = []
-    for disjunct in disjuncts:
-        params = list(axiom.parameters)
-        parts = conjuncts(disjunct)
-        changed = True
-        while changed:  # promote "(exists (?y) ...)" conjuncts, renamed apart, to parameters
-            changed = False
-            flat: list[Condition] = []
-            for part in parts:
-                if isinstance(part, Exists):
-                    names = {v.name: f"{v.name}~{len(params) + i}" for i, v in enumerate(part.variables)}
-                    params.extend(Parameter(names[v.name], v.types, v.span) for v in part.variables)
-                    renamed: dict[str, Term] = {k: Variable(v) for k, v in names.items()}
-                    flat.extend(conjuncts(substitute(part.body, renamed)))
-                    changed = True
-                else:
-                    flat.append(part)
-            parts = flat
+    for parts, kept, params in done:
         literals = tuple(p for p in parts if is_literal(p))
-        rest = [p for p in parts if not is_literal(p)]
-        residual = None if not rest else rest[0] if len(rest) == 1 else And(tuple(rest))
+        rest_parts = [p for p in parts if not is_literal(p)] + kept
+        residual = None if not rest_parts else rest_parts[0] if len(rest_parts) == 1 else And(tuple(rest_parts))
         out.append(AxiomRule(axiom, tuple(params), literals, residual))
     return out
 
@@ -273,3 +285,28 @@ def derived_dependencies(cond: Condition | None, derived: frozenset[str] | set[s
     if cond is not None:
         walk(cond, True)
     return out
+
+
+def free_variables(cond: Condition) -> tuple[str, ...]:
+    """The variables ``cond`` uses without binding them, in first-use order."""
+    out: dict[str, None] = {}
+
+    def walk(c: Condition, bound: frozenset[str]) -> None:
+        match c:
+            case Atom(terms=ts):
+                out.update((t.name, None) for t in ts if isinstance(t, Variable) and t.name not in bound)
+            case Equals(left=a, right=b):
+                out.update((t.name, None) for t in (a, b) if isinstance(t, Variable) and t.name not in bound)
+            case Not(operand=x):
+                walk(x, bound)
+            case And(parts=ps) | Or(parts=ps):
+                for part in ps:
+                    walk(part, bound)
+            case Imply(antecedent=a, consequent=b):
+                walk(a, bound)
+                walk(b, bound)
+            case Exists(variables=vs, body=b) | Forall(variables=vs, body=b):
+                walk(b, bound | {v.name for v in vs})
+
+    walk(cond, frozenset())
+    return tuple(out)

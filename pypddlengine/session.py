@@ -50,7 +50,7 @@ from .errors import ActionReferenceError, CheckpointError, ErrorCode, PDDLError
 from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .lifted import AtomKey, Instance, compile_task
-from .model import ActionRef, Plan
+from .model import ActionRef, And, Plan
 from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
@@ -298,14 +298,25 @@ class Session:
         return self.task.is_goal(self._state)
 
     def goal_status(self) -> GoalStatus:
-        """Each goal literal, split into satisfied and unsatisfied."""
+        """Each goal literal, split into satisfied and unsatisfied (a compound
+        goal conjunct counts as one, explained when it fails)."""
         lifted = self.lifted
         keys = self.task.keys(self._state)
         unsatisfied = lifted.unsatisfied_goals(keys)
         missing = set(unsatisfied)
         everything = [lifted.render_key(k) for k in lifted.goal_pos]
         everything += [f"(not {lifted.render_key(k)})" for k in lifted.goal_neg]
-        return GoalStatus(tuple(g for g in everything if g not in missing), tuple(unsatisfied))
+        satisfied = [g for g in everything if g not in missing]
+        if lifted.goal_residual is not None:
+            parts = lifted.goal_residual.parts if isinstance(lifted.goal_residual, And) else (lifted.goal_residual,)
+            satisfied += [lifted.render_condition(p, {}) for p in parts if lifted.holds(p, {}, keys)]
+        return GoalStatus(tuple(satisfied), tuple(unsatisfied))
+
+    def derived_atoms(self) -> list[str]:
+        """The derived atoms (of :derived predicates) that hold now, sorted;
+        they are part of :meth:`state_atoms` too."""
+        task = self.task
+        return sorted(task.render_atom(i) for i in self._state & task.derived_atoms)
 
     # ------------------------------------------------------------------ applicable actions
 

@@ -17,6 +17,7 @@ hundred checks instead of 80,400.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -72,14 +73,51 @@ def holds(f: Formula, state: State | set[int]) -> bool:
     return False
 
 
-def formula_atoms(f: Formula) -> list[int]:
-    """The atom ids ``f`` mentions (positively or negatively)."""
+def _positive_dnf(f: Formula | None, negated: dict[int, int], cap: int = 32) -> list[tuple[int, ...]]:
+    """The disjuncts of ``f`` in DNF over atoms: a negative literal ``~i``
+    becomes the atom ``negated[i]`` (the relaxation's "i is false"), or is
+    dropped when ``i`` has none; ``[()]`` for ``None``, or when the normal
+    form would have more than ``cap`` disjuncts (the condition is dropped)."""
+    def dnf(g: Formula) -> list[tuple[int, ...]] | None:
+        if g.__class__ is int:
+            if g >= 0:  # type: ignore[operator]
+                return [(g,)]  # type: ignore[list-item]
+            n = negated.get(~g)  # type: ignore[operator]
+            return [(n,)] if n is not None else [()]
+        kind, parts = g  # type: ignore[misc]
+        if kind == 1:
+            out: list[tuple[int, ...]] = []
+            for p in parts:
+                sub = dnf(p)
+                if sub is None:
+                    return None
+                out.extend(sub)
+            return out if len(out) <= cap else None
+        acc: list[tuple[int, ...]] = [()]
+        for p in parts:
+            sub = dnf(p)
+            if sub is None or len(acc) * len(sub) > cap:
+                return None
+            acc = [(*x, *y) for x in acc for y in sub]
+        return acc
+
+    if f is None:
+        return [()]
+    result = dnf(f)
+    if result is None:
+        return [()]
+    return list(dict.fromkeys(result))
+
+
+def _negative_atoms(f: Formula | None, out: set[int]) -> None:
+    if f is None:
+        return
     if f.__class__ is int:
-        return [f if f >= 0 else ~f]  # type: ignore[operator, list-item]
-    out: list[int] = []
+        if f < 0:  # type: ignore[operator]
+            out.add(~f)  # type: ignore[operator]
+        return
     for p in f[1]:  # type: ignore[index]
-        out.extend(formula_atoms(p))
-    return out
+        _negative_atoms(p, out)
 
 
 class GroundAction:
@@ -312,6 +350,8 @@ class Task:
         """Actions without positive fluent preconditions (checked on every query)."""
         self._pre_index: dict[int, list[GroundAction]] | None = None
         self._relaxed: tuple[RelaxedOperator, ...] | None = None
+        self._relaxed_index: tuple[dict[int, list[int]], list[int]] | None = None
+        self._negated: dict[int, int] = {}
         self._add_index: dict[int, tuple[GroundAction, ...]] | None = None
         self.init: State = frozenset(atom_ids[k] for k in lifted.init)
         self.general = general
@@ -389,6 +429,8 @@ class Task:
         return {atoms[i] for i in state}
 
     def render_atom(self, atom_id: int) -> str:
+        if atom_id == len(self.atoms):  # the virtual goal atom (see goal_atoms)
+            return self.lifted.render_condition(self.lifted.goal_residual, {})  # type: ignore[arg-type]
         return self.lifted.render_key(self.atoms[atom_id])
 
     def render_action(self, action: GroundAction) -> str:
@@ -408,21 +450,110 @@ class Task:
     def relaxed_operators(self) -> tuple[RelaxedOperator, ...]:
         """The task's delete relaxation as :class:`RelaxedOperator` s (built on
         first use, then cached), in action order. Operators that add nothing
-        are left out: they cannot help in the relaxation."""
+        are left out: they cannot help in the relaxation.
+
+        Beyond STRIPS: a compound precondition or effect condition is put in
+        disjunctive normal form, one operator per disjunct; a negative
+        literal needs an "is false" atom of its own (see
+        :meth:`relaxed_facts`), added by the effects that delete the atom;
+        a conditional effect gives operators of its own (the action's cost,
+        its condition added to the preconditions); an axiom gives operators
+        of cost 0 adding its head; a goal that is not a conjunction of
+        positive literals gives cost-0 operators adding the virtual goal atom
+        of :attr:`goal_atoms`. Two weakenings keep it sound but less
+        informed: a negated *derived* atom is dropped (h_FF is not defined
+        for negation through axioms; the relaxation takes it as true), and a
+        condition whose normal form would exceed 32 disjuncts is dropped
+        altogether. So a dead end found is always a real dead end."""
         if self._relaxed is None:
-            self._relaxed = tuple(
-                RelaxedOperator(tuple(dict.fromkeys(a.pre)), a.add, float(a.cost), a, -1)
-                for a in self.actions
-                if a.add
-            )
+            if self.general is None:
+                self._relaxed = tuple(
+                    RelaxedOperator(tuple(dict.fromkeys(a.pre)), a.add, float(a.cost), a, -1)
+                    for a in self.actions
+                    if a.add
+                )
+            else:
+                self._relaxed = tuple(self._general_operators())
         return self._relaxed
+
+    def relaxed_index(self) -> tuple[dict[int, list[int]], list[int]]:
+        """Atom id -> positions in :meth:`relaxed_operators` of the operators
+        with that precondition, and the positions of those without any."""
+        if self._relaxed_index is None:
+            index: dict[int, list[int]] = {}
+            free: list[int] = []
+            for i, op in enumerate(self.relaxed_operators()):
+                for a in op.pre:
+                    index.setdefault(a, []).append(i)
+                if not op.pre:
+                    free.append(i)
+            self._relaxed_index = (index, free)
+        return self._relaxed_index
+
+    def _general_operators(self) -> list[RelaxedOperator]:
+        general = self.general
+        assert general is not None
+        ops: list[RelaxedOperator] = []
+        # "atom i is false" as an atom of its own (id after the virtual goal atom), for every fluent
+        # atom a condition needs false, achieved by the effects that delete it; a negated derived atom
+        # has no achievers in this sense and its literal is dropped (the relaxation is weaker there)
+        needed: set[int] = set()
+        for a in self.actions:
+            needed.update(a.neg)
+            _negative_atoms(a.cond, needed)  # type: ignore[attr-defined]
+            for e in a.effects:  # type: ignore[attr-defined]
+                _negative_atoms(e.cond, needed)
+        for stratum in general.strata:
+            for ax in stratum:
+                needed.update(ax.neg)
+                _negative_atoms(ax.cond, needed)
+        needed.update(self.goal_neg)
+        _negative_atoms(self.goal_cond, needed)
+        base = len(self.atoms) + 1
+        negated = {i: base + k for k, i in enumerate(sorted(needed - general.derived))}
+        self._negated = negated
+
+        def emit(pre: Iterable[int], neg: Iterable[int], cond: Formula | None, add: Iterable[int],
+                 delete: Iterable[int], cost: float, action: GroundAction | None, effect: int) -> None:
+            adds = (*add, *[negated[d] for d in delete if d in negated])
+            if not adds:
+                return
+            fixed = (*pre, *[negated[n] for n in neg if n in negated])
+            for term in _positive_dnf(cond, negated):
+                ops.append(RelaxedOperator(tuple(dict.fromkeys((*fixed, *term))), adds, cost, action, effect))
+
+        for a in self.actions:
+            cond: Formula | None = a.cond  # type: ignore[attr-defined]
+            emit(a.pre, a.neg, cond, a.add, a.delete, float(a.cost), a, -1)
+            for i, e in enumerate(a.effects):  # type: ignore[attr-defined]
+                both = e.cond if cond is None else (cond if e.cond is None else (0, (cond, e.cond)))
+                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost), a, i)
+        for stratum in general.strata:
+            for ax in stratum:
+                emit(ax.pre, ax.neg, ax.cond, (ax.head,), (), 0.0, None, -1)
+        goal_pos = [g for g in self.goal_pos if g >= 0]
+        if self.goal_cond is not None or (self.goal_neg and negated):
+            emit(goal_pos, self.goal_neg, self.goal_cond, (len(self.atoms),), (), 0.0, None, -1)
+        return ops
+
+    def relaxed_facts(self, state: State) -> Iterable[int]:
+        """The atoms true in ``state`` for :meth:`relaxed_operators`: its
+        atoms, and for a task beyond STRIPS the "is false" atoms of the
+        atoms it lacks."""
+        self.relaxed_operators()
+        if not self._negated:
+            return state
+        return itertools.chain(state, (n for i, n in self._negated.items() if i not in state))
 
     @property
     def goal_atoms(self) -> tuple[int, ...]:
         """The positive goal atom ids a relaxed analysis must reach (``-1`` for
         a goal atom the grounding never reached: unreachable from the start).
-        For a goal that is not a conjunction of atoms, the task provides one
-        derived atom standing for it."""
+        For a goal that is not a conjunction of literals, one virtual atom
+        (id ``len(atoms)``, rendered as the goal) stands for it, added by the
+        goal's operators in :meth:`relaxed_operators`."""
+        if self.general is not None and (self.goal_cond is not None or self.goal_neg):
+            return (len(self.atoms),) if all(g >= 0 for g in self.goal_pos) else self.goal_pos
         return self.goal_pos
 
     def achievers(self, atom: int) -> tuple[GroundAction, ...]:
@@ -430,7 +561,10 @@ class Task:
         if self._add_index is None:
             index: dict[int, list[GroundAction]] = {}
             for action in self.actions:
-                for a in action.add:
+                adds = set(action.add)
+                for effect in getattr(action, "effects", ()):  # conditional adds count too
+                    adds.update(effect.add)
+                for a in adds:
                     index.setdefault(a, []).append(action)
             self._add_index = {k: tuple(v) for k, v in index.items()}
         return self._add_index.get(atom, ())

@@ -105,6 +105,7 @@ COMMANDS: dict[str, Run | Skip] = {
     "PYPDDL_AUTH_TOKEN=change-me pypddl serve --http --host 0.0.0.0 --allowed-host planner.lan": Skip(
         "a server that runs until stopped, on every interface; tests/mcp/test_mcp_security.py starts it with "
         "tokens, --host 0.0.0.0 and --allowed-host and checks 401, 403 and 421"),
+    "python bench/bench_adl.py": Run(timeout=3600, slow=True),
 }
 
 

@@ -166,6 +166,8 @@ class StepOutcome(_Model):
     goal_reached: bool
     added: list[str] | None = None
     deleted: list[str] | None = None
+    fired_effects: list[str] | None = Field(
+        None, description="ADL tasks: the conditional effects that fired, each with its condition and objects")
     state: StateAtoms | None = None
     failure: FailureView | None = None
     feedback: FeedbackView | None = None

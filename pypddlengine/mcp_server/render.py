@@ -96,10 +96,12 @@ class View:
             return sorted(task.render_atom(i) for i in ids)
         lifted = task.lifted
         groups: dict[str, list[str]] = {}
+        derived = lifted.derived_predicates
         for i in ids:
             key = task.atoms[i]
             args = " ".join(lifted.object_display[o] for o in key[1:])
-            groups.setdefault(lifted.predicate_display[key[0]], []).append(args)
+            name = lifted.predicate_display[key[0]]
+            groups.setdefault(f"{name} (derived)" if key[0] in derived else name, []).append(args)
         return {name: sorted(groups[name], key=natural_key) for name in sorted(groups)}
 
     def state_ids(self, state: State, include_static: bool | None) -> State:

