@@ -4,26 +4,19 @@ states."""
 
 from __future__ import annotations
 
-import functools
 import math
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import optimal_relaxed_cost, relaxed_costs_fixpoint
+from oracles import bundled_grounded, optimal_relaxed_cost, relaxed_costs_fixpoint
 
-from pypddlengine import Session, ground, load_task
-from pypddlengine.bundled import bundled_task
+from pypddlengine import Session
 from pypddlengine.heuristics import HEURISTICS, RelaxedTask, relaxed_task
 
 SMALL = ["blocksworld/p01", "blocksworld/p03", "gripper/p01", "logistics/p01", "blocksworld-table/p01",
          "blocksworld-sizes/p01", "blocksworld-table/u01"]
-
-
-@functools.cache
-def small_task(name: str):  # type: ignore[no-untyped-def]
-    return ground(load_task(*bundled_task(name)))
 
 
 def test_hand_computed_values_blocksworld_p01() -> None:
@@ -31,7 +24,7 @@ def test_hand_computed_values_blocksworld_p01() -> None:
     # h_max: holding a needs clear a (unstack c a, 1) -> pick-up a at 2 -> stack a b at 3.
     # h_add: on a b = 1 + holding a (2) = 3; on b c = 1 + holding b (1) = 2; sum 5.
     # h_FF: stack a b, pick-up a, unstack c a, stack b c, pick-up b = 5 (= h+, the real plan has 6 steps).
-    session = Session(small_task("blocksworld/p01"))
+    session = Session(bundled_grounded("blocksworld/p01"))
     rt = relaxed_task(session.task)
     expect = {"goal_count": 2, "h_max": 3, "h_add": 5, "h_ff": 5}
     assert {h: rt.value(h, session.state) for h in HEURISTICS} == expect
@@ -45,16 +38,16 @@ def test_hand_computed_values_blocksworld_p01() -> None:
 
 
 def test_unknown_heuristic_name() -> None:
-    rt = relaxed_task(small_task("blocksworld/p01"))
+    rt = relaxed_task(bundled_grounded("blocksworld/p01"))
     with pytest.raises(ValueError, match="unknown heuristic 'h_lol'"):
-        rt.value("h_lol", small_task("blocksworld/p01").init)
+        rt.value("h_lol", bundled_grounded("blocksworld/p01").init)
 
 
 @st.composite
 def task_and_state(draw):  # type: ignore[no-untyped-def]
     """A small bundled task and an arbitrary set of its reachable atoms
     (static facts kept): relaxed analysis is defined on any atom set."""
-    task = small_task(draw(st.sampled_from(SMALL)))
+    task = bundled_grounded(draw(st.sampled_from(SMALL)))
     fluent = [i for i, r in enumerate(task.reachable) if r and i not in task.static_atoms]
     chosen = draw(st.lists(st.sampled_from(fluent), max_size=len(fluent), unique=True))
     return task, frozenset(chosen) | task.static_atoms
@@ -100,7 +93,7 @@ def test_h_ff_is_a_relaxed_plan_between_h_max_and_h_add(case) -> None:  # type: 
 @pytest.mark.parametrize("name", ["blocksworld/p01", "gripper/p01", "blocksworld-table/p01"])
 def test_h_plus_bounds_on_random_walks(name: str) -> None:
     """h_max <= h+ <= h_FF, with h+ from an exhaustive search of relaxed states."""
-    task = small_task(name)
+    task = bundled_grounded(name)
     rt = relaxed_task(task)
     rng = random.Random(name)
     state = task.init
