@@ -174,3 +174,16 @@ def test_validate_does_not_import_heavy_modules(files: dict[str, Path]) -> None:
     out = subprocess.run([sys.executable, "-c", code, str(files["domain"]), str(files["problem"]), str(files["good"])],
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+
+
+def test_play_heuristic_commands() -> None:
+    """--heuristic names the distance after each step; 'heuristics' lists every
+    value and the landmarks; 'deadend' proves or refutes a dead end."""
+    lines = "(unstack c a)\nheuristics\ndeadend\ndeadend x\n(stack c a)\nquit\n"
+    r = run("play", "--task", "blocksworld/p01", "--heuristic", "lm_count", "--proof-budget", "100", input=lines)
+    assert r.exit_code == 0, r.output
+    assert "distance (lm_count):" in r.output and "landmarks reached: (clear a)" in r.output
+    assert "goal_count = 2, h_max = 3, h_add = 7, h_ff = 5" in r.output
+    assert "a plan exists from here" in r.output and "a shortest plan from here has 5 steps" in r.output
+    assert "x deadend takes a number of states" in r.output
+    assert "landmarks needed again: (clear a)" in r.output
