@@ -100,6 +100,7 @@ COMMANDS: dict[str, Run | Skip] = {
     "python bench/bench_ray.py": Run(timeout=1800, slow=True, needs=("fd", "ray")),
     "python bench/bench_engine.py": Run(timeout=1800, slow=True),
     "python bench/bench_mcp.py": Run(timeout=1800, slow=True),
+    "python bench/bench_heuristics.py": Run(timeout=1800, slow=True),
 }
 
 
