@@ -15,7 +15,7 @@ from oracles import bundled_grounded, optimal_relaxed_cost, relaxed_costs_fixpoi
 
 from pypddlengine import Session
 from pypddlengine.bundled import bundled_task
-from pypddlengine.heuristics import HEURISTICS, RelaxedTask, relaxed_task
+from pypddlengine.heuristics import HEURISTICS, IncrementalEvaluator, RelaxedTask, relaxed_task
 
 SMALL = ["blocksworld/p01", "blocksworld/p03", "gripper/p01", "logistics/p01", "blocksworld-table/p01",
          "blocksworld-sizes/p01", "blocksworld-table/u01"]
@@ -152,3 +152,36 @@ def test_h_max_and_h_add_equal_pyperplan_on_random_walks(name: str) -> None:
         same_ff += rt.value("h_ff", state) == h_ff(node)
         state = rng.choice(task.applicable(state)).apply(state)
     assert same_ff >= 30
+
+
+@pytest.mark.parametrize("name", ["blocksworld/p03", "gripper/p02", "logistics/p02", "blocksworld-table/u02",
+                                  "blocksworld-sizes/p02"])
+@pytest.mark.parametrize("mode", ["add", "max"])
+@pytest.mark.parametrize("max_affected", [1.0, 0.2])
+def test_incremental_equals_from_scratch_on_random_walks(name: str, mode: str, max_affected: float) -> None:
+    """Along a random walk with undo-like jumps back, the incremental costs
+    equal a full exploration's, and its h_FF is a relaxed plan's cost."""
+    task = bundled_grounded(name)
+    rt = relaxed_task(task)
+    inc = IncrementalEvaluator(rt, mode, max_affected)  # type: ignore[arg-type]
+    rng = random.Random(f"{name}{mode}")
+    path = [task.init]
+    for _ in range(80):
+        state = path[-1]
+        ev = inc.evaluate(state)
+        full_cost, _ = rt.explore(state, mode == "add")
+        assert inc._cost == full_cost
+        fresh = rt.evaluate(state, mode)  # type: ignore[arg-type]
+        assert (ev.h, ev.unreachable_goals) == (fresh.h, fresh.unreachable_goals)
+        if not ev.dead_end:
+            reached = set(state)
+            for o in ev.relaxed_plan:
+                assert all(p in reached for p in rt.pre[o])
+                reached.update(rt.add[o])
+            assert set(rt.goals) <= reached and rt.value("h_max", state) <= ev.h_ff
+            assert mode == "max" or ev.h_ff <= ev.h
+        if rng.random() < 0.1 and len(path) > 3:
+            del path[-3:]  # jump back, as undo does
+        else:
+            path.append(rng.choice(task.applicable(state)).apply(state))
+    assert max_affected < 1 or inc.incremental > 40
