@@ -87,7 +87,6 @@ class RelaxedTask:
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
         self._inf = [INF] * (n + 1)
         self._none = [-1] * (n + 1)
-        self._zeros = [0] * len(ops)
         by_add: list[list[int]] = [[] for _ in range(n + 1)]
         for i, adds in enumerate(self.add):
             for a in adds:
@@ -165,22 +164,17 @@ class RelaxedTask:
 
     # ------------------------------------------------------------------ exploration
 
-    def explore(
-        self, state: State, additive: bool = True, *, stop: bool = False, forbidden: int = -1
-    ) -> tuple[list[float], list[int]]:
+    def explore(self, state: State, additive: bool = True, *, stop: bool = False) -> tuple[list[float], list[int]]:
         """Cost of every atom (``INF`` if unreachable) and its best supporter
         (operator index, ``-1`` for atoms of ``state``); both lists have one
-        extra entry at the end, an internal atom that always holds. With ``stop`` the
-        search ends once every goal atom is settled (costs of unsettled atoms
-        are then upper bounds). ``forbidden``: an atom treated as unreachable
-        (landmark analysis)."""
+        extra entry at the end, an internal atom that always holds. With
+        ``stop`` the search ends once every goal atom is settled (costs of
+        unsettled atoms are then upper bounds)."""
         cost: list[float] = self._inf[:]
         sup = self._none[:]
         remaining = self.npre[:]
-        acc: list[float] = self._zeros[:]
-        by_pre, add, op_cost = self.by_pre, self.add, self.cost
-        first = [a for a in state if a != forbidden]
-        first.append(self.n_atoms)  # the always-true atom that operators without preconditions need
+        by_pre, add, pre, op_cost = self.by_pre, self.add, self.pre, self.cost
+        first = [*state, self.n_atoms]  # the always-true atom that operators without preconditions need
         for a in first:
             cost[a] = 0
         # a bucket per distinct cost, and a heap of the costs that have one
@@ -188,6 +182,7 @@ class RelaxedTask:
         keys: list[float] = [0]
         goal_set = set(self.goals)
         left = len(goal_set) if stop else -1
+        at = cost.__getitem__
         while keys:
             b = heapq.heappop(keys)
             for a in buckets[b]:  # zero-cost operators append to this bucket while it is read
@@ -200,22 +195,19 @@ class RelaxedTask:
                 for o in by_pre[a]:
                     r = remaining[o] - 1
                     remaining[o] = r
-                    if additive:
-                        s = acc[o] + b
-                        acc[o] = s
-                    else:
-                        s = b
-                    if r == 0:
-                        c = s + op_cost[o]
-                        for q in add[o]:
-                            if c < cost[q] and q != forbidden:
-                                cost[q] = c
-                                sup[q] = o
-                                if c in buckets:
-                                    buckets[c].append(q)
-                                else:
-                                    buckets[c] = [q]
-                                    heapq.heappush(keys, c)
+                    if r:
+                        continue
+                    # the last precondition settled: with h_max the operator costs b, with h_add the sum
+                    c = (sum(map(at, pre[o])) if additive else b) + op_cost[o]
+                    for q in add[o]:
+                        if c < cost[q]:
+                            cost[q] = c
+                            sup[q] = o
+                            if c in buckets:
+                                buckets[c].append(q)
+                            else:
+                                buckets[c] = [q]
+                                heapq.heappush(keys, c)
             del buckets[b]
         return cost, sup
 
