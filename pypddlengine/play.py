@@ -219,6 +219,10 @@ def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[
          f"{len(session.task.actions)} ground actions. Type 'help' for commands.")
     goal = session.goal_status()
     echo(f"goal: {' '.join(goal.unsatisfied + goal.satisfied)}")
+    start = session.current_feedback() if session.feedback_level >= FeedbackLevel.HEURISTIC else None
+    if start is not None and start.dead_end:  # the task is proved unsolvable
+        for note in start.notes:
+            echo(f"note: {note}")
     if lines is None:
         try:
             import readline

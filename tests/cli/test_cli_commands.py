@@ -187,3 +187,11 @@ def test_play_heuristic_commands() -> None:
     assert "a plan exists from here" in r.output and "a shortest plan from here has 5 steps" in r.output
     assert "x deadend takes a number of states" in r.output
     assert "landmarks needed again: (clear a)" in r.output
+
+
+def test_play_says_an_unsolvable_task_is_unsolvable() -> None:
+    r = run("play", "--task", "blocksworld-table/u02", "--proof-budget", "1000", input="quit\n")
+    assert r.exit_code == 0, r.output
+    assert "note: the task is proved unsolvable" in r.output
+    r = run("play", "--task", "blocksworld-table/u02", input="quit\n")  # no search: the relaxation cannot tell
+    assert "proved unsolvable" not in r.output
