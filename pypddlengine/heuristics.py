@@ -37,7 +37,7 @@ from typing import Literal
 
 from .task import GroundAction, State, Task
 
-__all__ = ["HEURISTICS", "INF", "Evaluation", "RelaxedTask", "relaxed_task"]
+__all__ = ["HEURISTICS", "INF", "Evaluation", "IncrementalEvaluator", "RelaxedTask", "relaxed_task"]
 
 INF = math.inf
 HEURISTICS = ("goal_count", "h_max", "h_add", "h_ff")
@@ -87,7 +87,11 @@ class RelaxedTask:
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
         self._inf = [INF] * (n + 1)
         self._none = [-1] * (n + 1)
-        self._zeros = [0] * len(ops)
+        by_add: list[list[int]] = [[] for _ in range(n + 1)]
+        for i, adds in enumerate(self.add):
+            for a in adds:
+                by_add[a].append(i)
+        self.by_add: list[tuple[int, ...]] = [tuple(x) for x in by_add]
 
     # ------------------------------------------------------------------ values
 
@@ -116,10 +120,16 @@ class RelaxedTask:
     def evaluate(self, state: State, mode: Literal["add", "max"] = "add", *, plan: bool = True) -> Evaluation:
         """Explore from ``state``; ``h`` is ``h_add`` or ``h_max`` per ``mode``,
         ``h_ff`` the relaxed plan's cost (extracted when ``plan``)."""
-        gc = self.goal_count(state)
         if self.missing_goals:
-            return Evaluation(gc, INF, INF, (), self.missing_goals, mode)
+            return Evaluation(self.goal_count(state), INF, INF, (), self.missing_goals, mode)
         cost, sup = self.explore(state, mode == "add", stop=True)
+        return self.evaluation(state, mode, cost, sup, plan)
+
+    def evaluation(
+        self, state: State, mode: str, cost: list[float], sup: list[int], plan: bool = True
+    ) -> Evaluation:
+        """The :class:`Evaluation` of ``state`` from its explored costs and supporters."""
+        gc = self.goal_count(state)
         goals = self.goals
         unreachable = tuple(g for g in goals if cost[g] == INF)
         if unreachable:
@@ -154,22 +164,17 @@ class RelaxedTask:
 
     # ------------------------------------------------------------------ exploration
 
-    def explore(
-        self, state: State, additive: bool = True, *, stop: bool = False, forbidden: int = -1
-    ) -> tuple[list[float], list[int]]:
+    def explore(self, state: State, additive: bool = True, *, stop: bool = False) -> tuple[list[float], list[int]]:
         """Cost of every atom (``INF`` if unreachable) and its best supporter
         (operator index, ``-1`` for atoms of ``state``); both lists have one
-        extra entry at the end, an internal atom that always holds. With ``stop`` the
-        search ends once every goal atom is settled (costs of unsettled atoms
-        are then upper bounds). ``forbidden``: an atom treated as unreachable
-        (landmark analysis)."""
+        extra entry at the end, an internal atom that always holds. With
+        ``stop`` the search ends once every goal atom is settled (costs of
+        unsettled atoms are then upper bounds)."""
         cost: list[float] = self._inf[:]
         sup = self._none[:]
         remaining = self.npre[:]
-        acc: list[float] = self._zeros[:]
-        by_pre, add, op_cost = self.by_pre, self.add, self.cost
-        first = [a for a in state if a != forbidden]
-        first.append(self.n_atoms)  # the always-true atom that operators without preconditions need
+        by_pre, add, pre, op_cost = self.by_pre, self.add, self.pre, self.cost
+        first = [*state, self.n_atoms]  # the always-true atom that operators without preconditions need
         for a in first:
             cost[a] = 0
         # a bucket per distinct cost, and a heap of the costs that have one
@@ -177,6 +182,7 @@ class RelaxedTask:
         keys: list[float] = [0]
         goal_set = set(self.goals)
         left = len(goal_set) if stop else -1
+        at = cost.__getitem__
         while keys:
             b = heapq.heappop(keys)
             for a in buckets[b]:  # zero-cost operators append to this bucket while it is read
@@ -189,24 +195,118 @@ class RelaxedTask:
                 for o in by_pre[a]:
                     r = remaining[o] - 1
                     remaining[o] = r
-                    if additive:
-                        s = acc[o] + b
-                        acc[o] = s
-                    else:
-                        s = b
-                    if r == 0:
-                        c = s + op_cost[o]
-                        for q in add[o]:
-                            if c < cost[q] and q != forbidden:
-                                cost[q] = c
-                                sup[q] = o
-                                if c in buckets:
-                                    buckets[c].append(q)
-                                else:
-                                    buckets[c] = [q]
-                                    heapq.heappush(keys, c)
+                    if r:
+                        continue
+                    # the last precondition settled: with h_max the operator costs b, with h_add the sum
+                    c = (sum(map(at, pre[o])) if additive else b) + op_cost[o]
+                    for q in add[o]:
+                        if c < cost[q]:
+                            cost[q] = c
+                            sup[q] = o
+                            if c in buckets:
+                                buckets[c].append(q)
+                            else:
+                                buckets[c] = [q]
+                                heapq.heappush(keys, c)
             del buckets[b]
         return cost, sup
+
+
+class IncrementalEvaluator:
+    """``h_add`` or ``h_max`` (and ``h_FF``) of a sequence of states, each
+    computed from the previous one's full exploration where that pays.
+
+    The atoms whose cost depended on an atom the step made false (their best
+    supporter needs it, transitively) are re-costed from their achievers, and
+    the step's new atoms (cost 0) are propagated, both with one priority
+    queue: the costs equal a full exploration's exactly. When more than
+    ``max_affected`` of the atoms depend on what the step deleted (in
+    Blocksworld, every pick-up deletes ``handempty`` that everything needs) it
+    explores from scratch instead. Supporters may differ from a fresh
+    exploration's among equally cheap ones, so ``h_FF`` may too (it is still
+    the cost of a relaxed plan)."""
+
+    def __init__(self, rt: RelaxedTask, mode: Literal["add", "max"] = "add", max_affected: float = 0.2) -> None:
+        self.rt = rt
+        self.mode = mode
+        self.max_affected = max_affected
+        self.incremental = 0
+        self.from_scratch = 0
+        self._state: State | None = None
+        self._cost: list[float] = []
+        self._sup: list[int] = []
+
+    def evaluate(self, state: State, *, plan: bool = True) -> Evaluation:
+        rt = self.rt
+        if rt.missing_goals:
+            return rt.evaluate(state, self.mode, plan=plan)
+        old = self._state
+        if old is None or not self._update(old - state, state - old, state):
+            self._cost, self._sup = rt.explore(state, self.mode == "add")
+            self.from_scratch += 1
+        else:
+            self.incremental += 1
+        self._state = state
+        return rt.evaluation(state, self.mode, self._cost, self._sup, plan)
+
+    def _op_cost(self, o: int) -> float:
+        cost = self._cost
+        total = 0.0
+        if self.mode == "add":
+            for p in self.rt.pre[o]:
+                total += cost[p]
+        else:
+            for p in self.rt.pre[o]:
+                if cost[p] > total:
+                    total = cost[p]
+        return total + self.rt.cost[o]
+
+    def _update(self, removed: State, added: State, state: State) -> bool:
+        rt, cost, sup = self.rt, self._cost, self._sup
+        by_pre, add = rt.by_pre, rt.add
+        limit = self.max_affected * rt.n_atoms
+        affected = set(removed)
+        stack = list(removed)
+        while stack:
+            x = stack.pop()
+            for o in by_pre[x]:
+                for q in add[o]:
+                    if sup[q] == o and q not in affected and q not in state:
+                        affected.add(q)
+                        stack.append(q)
+            if len(affected) > limit:
+                return False
+        for x in affected:
+            cost[x] = INF
+            sup[x] = -1
+        heap: list[tuple[float, int]] = []
+        for x in affected:
+            for o in rt.by_add[x]:
+                c = self._op_cost(o)
+                if c < cost[x]:
+                    cost[x] = c
+                    sup[x] = o
+            if sup[x] >= 0:
+                heap.append((cost[x], x))
+        for a in added:
+            cost[a] = 0
+            sup[a] = -1
+            heap.append((0, a))
+        heapq.heapify(heap)
+        while heap:
+            c, q = heapq.heappop(heap)
+            if c > cost[q]:
+                continue
+            for o in by_pre[q]:
+                oc = self._op_cost(o)
+                if oc == INF:
+                    continue
+                for r in add[o]:
+                    if oc < cost[r]:
+                        cost[r] = oc
+                        sup[r] = o
+                        heapq.heappush(heap, (oc, r))
+        return True
 
 
 def relaxed_task(task: Task) -> RelaxedTask:

@@ -56,14 +56,18 @@ def open_session(
     feedback: FeedbackLevel | str | int = "plain",
     options: GroundingOptions | None = None,
     max_bytes: int = MAX_INPUT_BYTES,
+    heuristic: str = "h_ff",
+    proof_budget: int = 0,
 ) -> Session:
     """A :class:`Session` on a domain and problem, each a file path or PDDL
-    text (see :data:`PDDLSource`)."""
+    text (see :data:`PDDLSource`); ``heuristic`` and ``proof_budget`` as in
+    :class:`Session`."""
     from .grounding import DEFAULT_OPTIONS, ground
     from .session import Session
 
     lifted = load_task(domain, problem, max_bytes=max_bytes)
-    return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback)
+    return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback, heuristic=heuristic,
+                   proof_budget=proof_budget)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

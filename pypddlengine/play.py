@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from .deadends import dead_end
 from .errors import counted
+from .heuristics import HEURISTICS, relaxed_task
 from .session import Failure, FeedbackLevel, Session, StepResult
 
 __all__ = ["HELP", "INTERRUPTED", "run_repl"]
@@ -29,6 +31,8 @@ commands:
   history                       the executed actions
   validate                      validate the history as a plan
   distance                      relaxed-plan distance to the goal (h_FF)
+  heuristics                    every heuristic value and the landmarks reached so far
+  deadend [n]                   prove a dead end, searching at most n states (default 10000)
   help                          this text
   quit                          leave"""
 
@@ -56,7 +60,13 @@ def _describe_step(result: StepResult) -> list[str]:
             lines.append(f"  goal atoms: {len(fb.goals.satisfied)}/{fb.goals.total}")
         if fb.distance is not None:
             change = f" ({fb.distance_change:+g})" if fb.distance_change is not None else ""
-            lines.append(f"  distance (h_FF): {fb.distance:g}{change}")
+            name = {None: "h_FF", "h_ff": "h_FF"}.get(fb.heuristic, fb.heuristic)
+            lines.append(f"  distance ({name}): {fb.distance:g}{change}")
+        if fb.landmarks_total is not None:
+            lines.append(f"  landmarks: {fb.landmarks_accepted}/{fb.landmarks_total}")
+        lists = (("landmarks reached", fb.landmarks_achieved), ("landmarks needed again", fb.landmarks_required_again),
+                 ("relaxed plan starts", fb.relaxed_plan))
+        lines += [f"  {title}: {' '.join(items)}" for title, items in lists if items]
         lines += [f"  note: {n}" for n in fb.notes]
     if result.goal_reached:
         lines.append("  goal reached! type 'validate' to check the whole plan")
@@ -124,13 +134,48 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
         if a.dead_end:
             return ["dead end: the goal cannot be reached from here"], False
         return [f"h_FF = {a.h_ff:g}, h_add = {a.h_add:g}"], False
+    if word == "heuristics":
+        return _heuristics(session), False
+    if word == "deadend":
+        return _deadend(session, rest), False
     result = session.execute(text)
     if session.feedback_level == FeedbackLevel.PAPER:
         return _paper_step(result, session.state_atoms()), False
     return _describe_step(result), False
 
 
-COMMANDS = ("state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "help", "quit")
+COMMANDS = ("state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "heuristics",
+            "deadend", "help", "quit")
+
+
+def _heuristics(session: Session) -> list[str]:
+    rt = relaxed_task(session.task)
+    values = [f"{name} = {rt.value(name, session.state):g}" for name in HEURISTICS]
+    lines = [", ".join(values)]
+    progress = session.landmark_progress()
+    lm = session.landmarks()
+    if progress is not None and lm is not None:
+        render = session.task.render_atom
+        lines.append(f"landmarks: {len(progress.accepted)}/{len(lm.atoms)} reached, lm_count = {progress.lm_count}")
+        if progress.required_again:
+            lines.append(f"needed again: {' '.join(sorted(render(a) for a in progress.required_again))}")
+    return lines
+
+
+def _deadend(session: Session, rest: str) -> list[str]:
+    text = rest.strip()
+    if text and not text.isdigit():
+        return [f"x deadend takes a number of states, e.g. 'deadend 5000', not '{text}'"]
+    verdict = dead_end(session.task, session.state, int(text) if text else 10_000)
+    lines = [verdict.status]
+    if verdict.unreachable_goals:
+        render = session.task.render_atom
+        lines.append("unreachable: " + " ".join(render(g) for g in verdict.unreachable_goals if g >= 0))
+    if verdict.states:
+        lines.append(f"searched {counted(verdict.states, 'state')}")
+    if verdict.plan_length is not None:
+        lines.append(f"a shortest plan from here has {counted(verdict.plan_length, 'step')}")
+    return lines
 
 
 def completions(session: Session, prefix: str) -> list[str]:
@@ -174,6 +219,10 @@ def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[
          f"{len(session.task.actions)} ground actions. Type 'help' for commands.")
     goal = session.goal_status()
     echo(f"goal: {' '.join(goal.unsatisfied + goal.satisfied)}")
+    start = session.current_feedback() if session.feedback_level >= FeedbackLevel.HEURISTIC else None
+    if start is not None and start.dead_end:  # the task is proved unsolvable
+        for note in start.notes:
+            echo(f"note: {note}")
     if lines is None:
         try:
             import readline

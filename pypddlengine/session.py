@@ -46,9 +46,12 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
 from .errors import ActionReferenceError, CheckpointError, ErrorCode, PDDLError
 from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
+from .heuristics import relaxed_task
+from .landmarks import LandmarkProgress, Landmarks, find_landmarks
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, And, Plan
 from .observation import Observation, compile_observation
@@ -58,6 +61,7 @@ from .task import GroundAction, State, Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
+    "HEURISTIC_CHOICES",
     "Checkpoint",
     "Explanation",
     "Failure",
@@ -70,6 +74,15 @@ __all__ = [
 ]
 
 
+HEURISTIC_CHOICES = ("h_ff", "h_add", "h_max", "goal_count", "lm_count")
+"""What :attr:`Feedback.distance` can measure (the ``heuristic`` option)."""
+LANDMARK_AUTO_LIMIT = 100_000
+"""With ``landmarks=None`` landmarks are tracked when the task has at most
+this many relaxed operators (their analysis grows with the task)."""
+SHOWN = 10
+"""At most this many landmarks or relaxed-plan actions are listed per step."""
+
+
 class FeedbackLevel(enum.IntEnum):
     """How much the session says after each step (each level adds to the last).
 
@@ -80,11 +93,14 @@ class FeedbackLevel(enum.IntEnum):
     * ``PLAIN``: success, new state, goal reached; on failure the reason and
       the unsatisfied preconditions.
     * ``PROGRESS``: goal atoms satisfied so far, and which are not.
-    * ``HEURISTIC``: relaxed-plan distance to the goal (h_FF) and its change,
-      and a dead-end warning when the goal became unreachable.
+    * ``HEURISTIC``: distance to the goal (h_FF unless the session's
+      ``heuristic`` says otherwise) and its change, a dead-end warning when
+      the goal became unreachable (a proof, see :mod:`.deadends`), and the
+      landmarks (atoms every plan makes true) accepted so far, newly
+      achieved, or required again.
     * ``FULL``: why-not explanations (which step last made a failing
       precondition false, which applicable actions would make it true) and a
-      warning when a state repeats.
+      warning when a state repeats; the first actions of a relaxed plan.
     """
 
     PAPER = -1
@@ -142,6 +158,15 @@ class Feedback:
     unreachable_goals: tuple[str, ...] = ()
     revisited_step: int | None = None
     notes: tuple[str, ...] = ()
+    heuristic: str | None = None
+    """What ``distance`` measures (one of :data:`HEURISTIC_CHOICES`)."""
+    landmarks_accepted: int | None = None
+    landmarks_total: int | None = None
+    landmarks_achieved: tuple[str, ...] = ()
+    landmarks_required_again: tuple[str, ...] = ()
+    dead_end_status: str | None = None
+    """A :mod:`.deadends` verdict: set for a dead end, or when the session searches (``proof_budget``)."""
+    relaxed_plan: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +241,19 @@ class Session:
         options: GroundingOptions = DEFAULT_OPTIONS,
         detect_loops: bool | None = None,
         observation: str | Iterable[str] | None = None,
+        heuristic: str = "h_ff",
+        proof_budget: int = 0,
+        landmarks: bool | None = None,
     ) -> None:
+        """``heuristic``: what the feedback's distance measures (see
+        :data:`HEURISTIC_CHOICES`); ``proof_budget``: states a breadth-first
+        search may visit after each step to prove or refute a dead end (0: only
+        the relaxed proof); ``landmarks``: track landmarks (``None``: when the
+        task is not too large, see :data:`LANDMARK_AUTO_LIMIT`)."""
+        if heuristic not in HEURISTIC_CHOICES:
+            raise ValueError(f"unknown heuristic '{heuristic}'; choose one of {', '.join(HEURISTIC_CHOICES)}")
+        if proof_budget < 0:
+            raise ValueError("proof_budget must be 0 or more")
         if not isinstance(task, Task):
             if problem is None:
                 raise TypeError("Session(domain, problem) needs both, or Session(task) a grounded Task")
@@ -245,6 +282,11 @@ class Session:
         if observation is not None:
             compiled = compile_observation(observation, task)
             self.observation = compiled if compiled.text else None
+        self.heuristic = heuristic
+        self.proof_budget = proof_budget
+        self._track_landmarks = landmarks if heuristic != "lm_count" else True
+        self._landmarks: Landmarks | None = None
+        self._lm_path: list[tuple[int, State, LandmarkProgress]] = []
 
     # ------------------------------------------------------------------ construction
 
@@ -261,6 +303,8 @@ class Session:
         max_bytes: int = MAX_INPUT_BYTES,
         detect_loops: bool | None = None,
         observation: str | Iterable[str] | None = None,
+        heuristic: str = "h_ff",
+        proof_budget: int = 0,
     ) -> Session:
         """Initialise from PDDL text: parse, check, compile and ground.
 
@@ -270,7 +314,7 @@ class Session:
         d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
         p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
         return cls(ground(compile_task(d, p), options), feedback=feedback, detect_loops=detect_loops,
-                   observation=observation)
+                   observation=observation, heuristic=heuristic, proof_budget=proof_budget)
 
     # ------------------------------------------------------------------ state
 
@@ -483,32 +527,104 @@ class Session:
         """Relaxed-planning analysis (h_add, h_FF, dead end) of the current state."""
         return analyse(self.task, self._state)
 
-    def _feedback(self, state: State, revisited: int | None) -> Feedback | None:
+    def landmarks(self) -> Landmarks | None:
+        """The task's landmarks (computed on first use), ``None`` when the
+        session does not track them."""
+        if self._landmarks is None:
+            track = self._track_landmarks
+            if track is None:
+                track = len(relaxed_task(self.task).operators) <= LANDMARK_AUTO_LIMIT
+            if not track:
+                return None
+            self._landmarks = find_landmarks(self.task)
+        return self._landmarks
+
+    def landmark_progress(self) -> LandmarkProgress | None:
+        """The landmark status after the current history, replayed from the
+        last step whose action is unchanged (so undo, reset and restore need
+        no bookkeeping here)."""
+        lm = self.landmarks()
+        if lm is None:
+            return None
+        path, history = self._lm_path, self._history
+        if not path:
+            path.append((-1, self.task.init, lm.start(self.task.init)))
+        k = 0
+        while k + 1 < len(path) and k < len(history) and path[k + 1][0] == history[k].action.id:
+            k += 1
+        del path[k + 1:]
+        _, state, progress = path[k]
+        for entry in history[k:]:
+            state = entry.action.apply(state)
+            progress = lm.step(progress.accepted, state)
+            path.append((entry.action.id, state, progress))
+        return progress
+
+    def current_feedback(self) -> Feedback | None:
+        """Feedback on the current state per the session's level, without
+        executing anything (``None`` below ``PROGRESS``; no change, no
+        revisit check)."""
+        return self._feedback(self._state, None, moved=False)
+
+    def _feedback(self, state: State, revisited: int | None, moved: bool = True) -> Feedback | None:
         level = self.feedback_level
+        if not self.detect_loops:
+            revisited = None
         loop_notes = () if revisited is None else (
             f"this state equals the state after step {revisited}; you may be going in circles",)
         if level <= FeedbackLevel.PLAIN:
             return Feedback(revisited_step=revisited, notes=loop_notes) if self.detect_loops else None
         goals = self.goal_status()
-        distance = change = None
-        dead = False
-        unreachable: tuple[str, ...] = ()
+        if level < FeedbackLevel.HEURISTIC:
+            return Feedback(goals, revisited_step=revisited, notes=loop_notes)
+        task, render = self.task, self.task.render_atom
         notes: list[str] = []
-        if level >= FeedbackLevel.HEURISTIC:
-            ra = analyse(self.task, state)
-            distance = ra.h_ff
-            if ra.dead_end:
-                dead = True
-                unreachable = tuple(
-                    self.task.render_atom(g) if g >= 0 else "(unreachable goal atom)" for g in ra.unreachable_goals
-                )
-                notes.append("dead end: the goal can no longer be reached from this state; reset or undo")
+        rt = relaxed_task(task)
+        name = self.heuristic
+        ev = rt.evaluate(state, "max" if name == "h_max" else "add", plan=name == "h_ff" or level >= FeedbackLevel.FULL)
+        progress = self.landmark_progress()
+        value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
+        if name == "lm_count" and progress is not None:
+            value = progress.lm_count
+        status = None
+        unreachable: tuple[str, ...] = ()
+        if ev.dead_end:
+            status = DEAD_END
+            unreachable = tuple(render(g) for g in ev.unreachable_goals if g >= 0)
+            if any(g < 0 for g in ev.unreachable_goals):  # goal atoms the grounding never reached
+                missing = (k for k in task.unreachable_goals if k not in task.atom_ids)
+                unreachable += tuple(self.lifted.render_key(k) for k in missing)
+        elif self.proof_budget:
+            verdict = dead_end(task, state, self.proof_budget)
+            status = verdict.status
+            if status == NO_PLAN:
+                notes.append(f"{NO_PLAN}: all {verdict.states} states reachable from here were visited, none is a "
+                             "goal state; reset or undo")
+            elif status == PLAN_EXISTS:
+                notes.append(f"a plan of {verdict.plan_length} steps exists from here")
+        dead = status in (DEAD_END, NO_PLAN)
+        distance = None if dead or value is None else float(value)
+        if status == DEAD_END:
+            notes.append("dead end: the goal can no longer be reached from this state; reset or undo")
+        if dead and not self._history:
+            notes.append("the task is proved unsolvable: no plan reaches the goal from the initial state")
+        change = None
+        if moved:
             if distance is not None and self._last_distance is not None:
                 change = distance - self._last_distance
             self._last_distance = distance
-        if not self.detect_loops:
-            revisited, loop_notes = None, ()
-        return Feedback(goals, distance, change, dead, unreachable, revisited, (*notes, *loop_notes))
+        hint: tuple[str, ...] = ()
+        if level >= FeedbackLevel.FULL and not dead:
+            hint = tuple(task.render_action(a) for a in rt.actions(ev.relaxed_plan)[:SHOWN])
+        lm = self._landmarks
+        return Feedback(
+            goals, distance, change, dead, unreachable, revisited, (*notes, *loop_notes), name,
+            None if progress is None else len(progress.accepted),
+            None if lm is None else len(lm.atoms),
+            () if progress is None or not moved else _shown(render, progress.newly_accepted),
+            () if progress is None else _shown(render, progress.required_again),
+            status, hint,
+        )
 
     # ------------------------------------------------------------------ loop detection
 
@@ -638,6 +754,10 @@ class Session:
         if plan is None:
             plan = [h.text for h in self._history]
         return validate_plan(self.lifted, plan)
+
+
+def _shown(render, atoms: Iterable[int]) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    return tuple(sorted(render(a) for a in atoms)[:SHOWN])
 
 
 def _failure_from_error(err: PDDLError) -> Failure:

@@ -264,3 +264,35 @@ def optimal_relaxed_cost(task, state, max_nodes: int = 200_000) -> float | None:
                     if len(best) > max_nodes:
                         return None
     return float("inf")
+
+
+def reaches(task, start, target, avoid: int = -1, limit: int | None = None) -> bool | None:  # type: ignore[no-untyped-def]
+    """Whether a state satisfying ``target`` is reachable from ``start`` by
+    exhaustive enumeration (checking every action, not the successor index),
+    never passing through a state in which atom ``avoid`` holds; ``None``
+    when more than ``limit`` states would be needed."""
+    if avoid in start:
+        return False
+    seen = {start}
+    stack = [start]
+    while stack:
+        state = stack.pop()
+        if target(state):
+            return True
+        for action in task.applicable_scan(state):
+            succ = action.apply(state)
+            if avoid not in succ and succ not in seen:
+                if limit is not None and len(seen) >= limit:
+                    return None
+                seen.add(succ)
+                stack.append(succ)
+    return False
+
+
+@functools.cache
+def bundled_grounded(name: str):  # type: ignore[no-untyped-def]
+    """A bundled task, grounded once per test process."""
+    from pypddlengine import ground, load_task
+    from pypddlengine.bundled import bundled_task
+
+    return ground(load_task(*bundled_task(name)))

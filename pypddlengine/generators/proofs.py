@@ -15,14 +15,14 @@ Everything works on PDDL text, so generators stay free of file I/O.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
+from ..deadends import breadth_first_search
 from ..feedback import analyse
 from ..grounding import ground
 from ..lifted import compile_task
 from ..syntax import parse_domain, parse_problem
-from ..task import GroundAction, State, Task
+from ..task import Task
 
 __all__ = ["BFSResult", "Proof", "breadth_first", "ground_text", "prove_unsolvable"]
 
@@ -65,32 +65,9 @@ def ground_text(domain_text: str, problem_text: str) -> Task:
 def breadth_first(task: Task, max_states: int = DEFAULT_MAX_STATES) -> BFSResult:
     """Breadth-first search from the initial state (unit costs), stopping at
     the first goal state or after ``max_states`` distinct states."""
-    init = task.init
-    parent: dict[State, tuple[State, GroundAction] | None] = {init: None}
-    queue: deque[State] = deque([init])
-    goal: State | None = init if task.is_goal(init) else None
-    while queue and goal is None:
-        state = queue.popleft()
-        for action in task.applicable(state):
-            succ = action.apply(state)
-            if succ in parent:
-                continue
-            parent[succ] = (state, action)
-            if task.is_goal(succ):
-                goal = succ
-                break
-            if len(parent) >= max_states:
-                return BFSResult(None, len(parent), False)
-            queue.append(succ)
-    if goal is None:
-        return BFSResult(None, len(parent), True)
-    steps: list[str] = []
-    node = parent[goal]
-    while node is not None:
-        prev, action = node
-        steps.append(task.render_action(action))
-        node = parent[prev]
-    return BFSResult(steps[::-1], len(parent), False)
+    plan, states, exhausted = breadth_first_search(task, task.init, max_states)
+    steps = None if plan is None else [task.render_action(a) for a in plan]
+    return BFSResult(steps, states, exhausted)
 
 
 def prove_unsolvable(

@@ -59,6 +59,10 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
               help="Agentic: the simulator's per-step feedback level (paper: exactly the paper's signals; the "
                    "richer levels add failure reasons, goal progress, h_FF, hints). The prompt says what the "
                    "level's replies mean.")
+@click.option("--heuristic", type=click.Choice(["h_ff", "h_add", "h_max", "goal_count", "lm_count"]), default=None,
+              help="Agentic, feedback heuristic/full: the distance estimate the replies carry (default h_ff).")
+@click.option("--proof-budget", type=click.IntRange(0, 100_000), default=None,
+              help="Agentic, feedback heuristic/full: states a search may visit after each step to prove a dead end.")
 @click.option("--rendering", type=click.Choice(["plain", "compact"]), default="plain", show_default=True,
               help="Agentic: how the simulator renders states (plain: the paper's full state after each step).")
 @click.option("--tools", "tool_set", default="paper", show_default=True,
@@ -129,6 +133,8 @@ def run(**opts: object) -> None:
         session_init=str(opts["session_init"]),
         feedback=str(opts["feedback"]) if method == "agentic" else None,
         rendering=str(opts["rendering"]) if method == "agentic" else None,
+        heuristic=opts.get("heuristic") if method == "agentic" else None,  # type: ignore[arg-type]
+        proof_budget=opts.get("proof_budget") if method == "agentic" else None,  # type: ignore[arg-type]
         rerun_outcomes=tuple(opts["rerun_outcomes"]), rerun_contaminated=bool(opts["rerun_contaminated"]),  # type: ignore[arg-type]
         max_retries=int(opts["max_retries"]),  # type: ignore[arg-type]
     )

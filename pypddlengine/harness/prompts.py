@@ -108,12 +108,20 @@ _HEURISTIC = (
     "relaxed plan that ignores delete effects: smaller means closer, but it is an estimate, not an exact count); "
     "feedback.h_ff_change is its change since the previous step (negative: closer). feedback.dead_end: true means "
     "the goal can no longer be reached from this state at all, with feedback.unreachable_goals; undo or reset. "
-    "feedback.notes says such warnings in words."
+    "feedback.dead_end_status is the simulator's verdict when it has one: \"dead end (proved)\", \"no plan from "
+    "here (proved)\", \"a plan exists from here\" or \"unknown\" (it never guesses). If the session measures "
+    "distance with another estimate, feedback.heuristic names it (h_add, h_max, goal_count, lm_count) and "
+    "feedback.h / feedback.h_change take the place of h_ff / h_ff_change. Landmarks are atoms that every plan "
+    "must make true at some point: feedback.landmarks_accepted of feedback.landmarks_total have been reached in "
+    "a valid order so far, feedback.landmarks_achieved lists those the last step reached (real progress), and "
+    "feedback.landmarks_required_again those reached before that are false now but still needed (progress "
+    "undone). feedback.notes says such warnings in words."
 )
 _FULL = (
     " A failed action also comes with failure.hints: which earlier step made a failing precondition false, and "
     "which applicable actions would make it true now. feedback.revisited_step says the current state was already "
-    "reached after that step (you may be going in circles)."
+    "reached after that step (you may be going in circles). feedback.relaxed_plan lists the first actions of a "
+    "plan that ignores delete effects: a hint at what may help, not a plan to follow."
 )
 FEEDBACK_TEXTS: dict[str, str] = {
     "paper": (

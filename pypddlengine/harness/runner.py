@@ -49,6 +49,8 @@ class ExperimentConfig:
     session_init: str = "model"
     feedback: str | None = None
     rendering: str | None = None
+    heuristic: str | None = None
+    proof_budget: int | None = None
     rerun_outcomes: tuple[str, ...] = ()
     rerun_contaminated: bool = False
     max_retries: int = 8
@@ -75,7 +77,11 @@ class ExperimentConfig:
         self.rendering = self.rendering or init.get("rendering") or "plain"
         assert self.prompts is not None
         self.prompts.feedback_text(self.feedback)  # a level the prompt cannot explain is refused here
-        for key, value in (("feedback", self.feedback), ("rendering", self.rendering)):
+        settings = {"feedback": self.feedback, "rendering": self.rendering, "heuristic": self.heuristic,
+                    "proof_budget": self.proof_budget}  # the last two only when set
+        for key, value in settings.items():
+            if value is None:
+                continue
             if init.setdefault(key, value) != value:
                 raise ValueError(f"the toolbox pins {key}={init[key]!r} but the experiment's {key} is {value!r}")
         self.toolbox = replace(toolbox, pinned={**toolbox.pinned, INITIALISE: init})
@@ -97,6 +103,10 @@ class ExperimentConfig:
             out["session_init"] = self.session_init
             out["feedback"] = self.feedback
             out["rendering"] = self.rendering
+            if self.heuristic is not None:
+                out["heuristic"] = self.heuristic
+            if self.proof_budget is not None:
+                out["proof_budget"] = self.proof_budget
         return out
 
 

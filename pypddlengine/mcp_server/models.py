@@ -67,9 +67,17 @@ class FeedbackView(_Model):
     limit; ``more_unsatisfied`` counts the rest) and which goal atoms this
     step made true or false. ``heuristic`` adds the relaxed-plan distance
     ``h_ff`` (``None`` in a dead end), its change since the previous step,
-    and ``dead_end`` with the goal atoms that can no longer be reached.
-    ``full`` adds ``revisited_step`` (this state was already reached after
-    that step) and explanatory ``notes``."""
+    and ``dead_end`` with the goal atoms that can no longer be reached; a
+    session started with another ``heuristic`` reports ``h``/``h_change``
+    instead, named by ``heuristic``; ``dead_end_status`` is a proof verdict
+    ("dead end (proved)", "no plan from here (proved)", "a plan exists from
+    here", "unknown"); ``landmarks_accepted`` of ``landmarks_total``
+    landmarks (atoms every plan makes true) reached in order so far, those
+    this step reached (``landmarks_achieved``) and those reached before but
+    needed again (``landmarks_required_again``). ``full`` adds
+    ``revisited_step`` (this state was already reached after that step),
+    ``relaxed_plan`` (the first actions of a relaxed plan: a hint, not a
+    plan) and explanatory ``notes``."""
 
     goals_satisfied: int | None = None
     goals_total: int | None = None
@@ -81,6 +89,15 @@ class FeedbackView(_Model):
     h_ff_change: Number | None = None
     dead_end: bool | None = None
     unreachable_goals: list[str] | None = None
+    heuristic: str | None = None
+    h: Number | None = None
+    h_change: Number | None = None
+    dead_end_status: str | None = None
+    landmarks_accepted: int | None = None
+    landmarks_total: int | None = None
+    landmarks_achieved: list[str] | None = None
+    landmarks_required_again: list[str] | None = None
+    relaxed_plan: list[str] | None = None
     revisited_step: int | None = None
     notes: list[str] | None = None
 

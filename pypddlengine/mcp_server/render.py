@@ -139,6 +139,7 @@ class View:
         undone += [f"(not {a})" for a in added if f"(not {a})" in self.entry.goal_neg]
         level = self.session.feedback_level
         heuristic = level >= FeedbackLevel.HEURISTIC
+        ff = fb.heuristic in (None, "h_ff")
         return m.FeedbackView(
             goals_satisfied=len(goals.satisfied),
             goals_total=goals.total,
@@ -146,32 +147,26 @@ class View:
             more_unsatisfied=more,
             goals_achieved=sorted(achieved, key=natural_key) or None,
             goals_undone=sorted(undone, key=natural_key) or None,
-            h_ff=number_or_none(fb.distance) if heuristic else None,
-            h_ff_change=number_or_none(fb.distance_change),
+            h_ff=number_or_none(fb.distance) if heuristic and ff else None,
+            h_ff_change=number_or_none(fb.distance_change) if ff else None,
             dead_end=True if fb.dead_end else None,
             unreachable_goals=sorted(fb.unreachable_goals, key=natural_key) or None,
+            heuristic=None if ff else fb.heuristic,
+            h=None if ff else number_or_none(fb.distance),
+            h_change=None if ff else number_or_none(fb.distance_change),
+            dead_end_status=fb.dead_end_status,
+            landmarks_accepted=fb.landmarks_accepted,
+            landmarks_total=fb.landmarks_total,
+            landmarks_achieved=list(fb.landmarks_achieved) or None,
+            landmarks_required_again=list(fb.landmarks_required_again) or None,
+            relaxed_plan=list(fb.relaxed_plan) or None,
             revisited_step=fb.revisited_step,
             notes=list(fb.notes) or None,
         )
 
     def current_feedback(self) -> m.FeedbackView | None:
         """Feedback on the current state without a step (initialise, queries)."""
-        session = self.session
-        level = session.feedback_level
-        if level < FeedbackLevel.PROGRESS:
-            return None
-        distance, dead = None, False
-        unreachable: tuple[str, ...] = ()
-        notes: tuple[str, ...] = ()
-        if level >= FeedbackLevel.HEURISTIC:
-            ra = session.analysis()
-            distance, dead = ra.h_ff, ra.dead_end
-            unreachable = tuple(
-                self.task.render_atom(g) if g >= 0 else "(unreachable goal atom)" for g in ra.unreachable_goals
-            )
-            if dead:
-                notes = ("dead end: the goal can no longer be reached from this state; reset or undo",)
-        return self.feedback(Feedback(session.goal_status(), distance, None, dead, unreachable, None, notes))
+        return self.feedback(self.session.current_feedback())
 
     def failure(self, failure: Failure) -> m.FailureView:
         return m.FailureView(

@@ -159,6 +159,8 @@ ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
 FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
+HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
+MAX_PROOF_BUDGET = 100_000
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -221,6 +223,14 @@ def build_server(
                         "plain (the paper's flat lists, full state after each step)")] = None,
         max_steps: Annotated[int | None, Field(ge=1, description="lower this session's step limit")] = None,
         label: Annotated[str | None, Field(max_length=64, description="a free label shown by list_sessions")] = None,
+        heuristic: Annotated[HeuristicName | None, Field(
+            description="at feedback heuristic/full, the distance reported: h_ff (default: relaxed plan length), "
+                        "h_add, h_max, goal_count, lm_count (landmarks not yet reached plus those needed "
+                        "again)")] = None,
+        proof_budget: Annotated[int | None, Field(
+            ge=0, le=MAX_PROOF_BUDGET, description="at feedback heuristic/full, how many states a breadth-first "
+            "search may visit after each step to prove a dead end or find that a plan exists (default 0: only the "
+            "relaxed proof)")] = None,
     ) -> Annotated[CallToolResult, m.SessionSummary]:
         """Start a simulation session on a PDDL task and return its session_id.
 
@@ -239,7 +249,7 @@ def build_server(
                     raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
                                       f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
                 try:
-                    built = build_session(opts, spec, level, cancel)
+                    built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0)
                     return built, built.goal_status()
                 finally:
                     slot.release()

@@ -198,3 +198,24 @@ def test_endless_input_is_input_too_large_not_a_memory_error(args: list[str], st
                              text=True, timeout=120, preexec_fn=cap)
     assert run.returncode == 2, run.stderr[-500:]
     assert "error[INPUT_TOO_LARGE]" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_play_heuristic_commands() -> None:
+    """--heuristic names the distance after each step; 'heuristics' lists every
+    value and the landmarks; 'deadend' proves or refutes a dead end."""
+    lines = "(unstack c a)\nheuristics\ndeadend\ndeadend x\n(stack c a)\nquit\n"
+    r = run("play", "--task", "blocksworld/p01", "--heuristic", "lm_count", "--proof-budget", "100", input=lines)
+    assert r.exit_code == 0, r.output
+    assert "distance (lm_count):" in r.output and "landmarks reached: (clear a)" in r.output
+    assert "goal_count = 2, h_max = 3, h_add = 7, h_ff = 5" in r.output
+    assert "a plan exists from here" in r.output and "a shortest plan from here has 5 steps" in r.output
+    assert "x deadend takes a number of states" in r.output
+    assert "landmarks needed again: (clear a)" in r.output
+
+
+def test_play_says_an_unsolvable_task_is_unsolvable() -> None:
+    r = run("play", "--task", "blocksworld-table/u02", "--proof-budget", "1000", input="quit\n")
+    assert r.exit_code == 0, r.output
+    assert "note: the task is proved unsolvable" in r.output
+    r = run("play", "--task", "blocksworld-table/u02", input="quit\n")  # no search: the relaxation cannot tell
+    assert "proved unsolvable" not in r.output

@@ -1,0 +1,167 @@
+"""Fact landmarks and the landmark-count heuristic (LM-count).
+
+A fact landmark is an atom that every plan makes true at some point. They
+are found here by Zhu & Givan's label propagation on the relaxed planning
+graph (the relaxed-planning-graph analysis of "Landmark extraction via
+planning graph propagation", 2003), reading the task only through
+:meth:`Task.relaxed_operators`: the label of an atom is the set of atoms
+that must be true before it (itself included)::
+
+    label(q) = {q} | intersection over achievers o of q (union of label(r) for r in pre(o))
+
+starting from ``{q}`` for the atoms of the initial state, and shrunk until
+nothing changes. The landmarks of the task are the union of the goal atoms'
+labels; ``p`` in ``label(q)`` is a natural ordering (``p`` holds strictly
+before ``q`` first does). An atom that is a precondition of every achiever
+of a landmark ``q`` is moreover needed *immediately* before ``q`` (a
+greedy-necessary ordering, used for "required again").
+
+Along a path, a landmark is *accepted* once it holds in a state in which all
+its natural predecessors are accepted (and stays accepted); an accepted
+landmark is *required again* when it does not hold now and it is a goal atom
+or needed immediately before a landmark not yet accepted. LM-count is the
+number of landmarks not accepted plus those required again: 0 in every
+goal state reached by a path, since every landmark holds on every path to the
+goal in the order the labels say.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from .task import State, Task
+
+__all__ = ["LandmarkProgress", "Landmarks", "find_landmarks"]
+
+
+@dataclass(frozen=True, slots=True)
+class LandmarkProgress:
+    """The landmark status of one state on a path."""
+
+    accepted: frozenset[int]
+    required_again: frozenset[int]
+    newly_accepted: tuple[int, ...]
+    lm_count: int
+
+
+@dataclass(frozen=True)
+class Landmarks:
+    """The fact landmarks of a task from its initial state.
+
+    ``atoms``: every landmark (goal atoms included); ``before[q]``: the
+    landmarks that must hold strictly before ``q`` (natural orderings);
+    ``needed_by[p]``: landmarks ``q`` whose every achiever needs ``p``;
+    ``unreachable_goals``: goal atoms with no label, unreachable even
+    ignoring deletes; ``seconds``: the time the analysis took."""
+
+    atoms: frozenset[int]
+    goals: frozenset[int]
+    before: dict[int, frozenset[int]]
+    needed_by: dict[int, frozenset[int]]
+    unreachable_goals: tuple[int, ...]
+    seconds: float
+
+    def start(self, state: State) -> LandmarkProgress:
+        """The status at the start of a path in ``state``."""
+        return self.step(frozenset(), state)
+
+    def step(self, accepted: frozenset[int], state: State) -> LandmarkProgress:
+        """The status after moving to ``state`` with ``accepted`` landmarks so far."""
+        before = self.before
+        new: list[int] = []
+        grown = set(accepted)
+        candidates = sorted(self.atoms.intersection(state).difference(accepted))
+        changed = True
+        while changed and candidates:
+            changed = False
+            rest = []
+            for q in candidates:
+                if before[q] <= grown:
+                    grown.add(q)
+                    new.append(q)
+                    changed = True
+                else:
+                    rest.append(q)
+            candidates = rest
+        done = frozenset(grown)
+        again = frozenset(self.required_again(done, state))
+        return LandmarkProgress(done, again, tuple(new), len(self.atoms) - len(done) + len(again))
+
+    def required_again(self, accepted: frozenset[int], state: State) -> list[int]:
+        out = []
+        for p in accepted.difference(state):
+            if p in self.goals or any(q not in accepted for q in self.needed_by.get(p, ())):
+                out.append(p)
+        return out
+
+
+def find_landmarks(task: Task) -> Landmarks:
+    """Zhu & Givan fact landmarks of ``task`` from its initial state."""
+    from .heuristics import relaxed_task  # same layer; imported here to keep module import light
+
+    started = time.perf_counter()
+    rt = relaxed_task(task)
+    pre, add, by_pre = rt.pre, rt.add, rt.by_pre
+    n = rt.n_atoms
+    init = task.init
+    label: list[frozenset[int] | None] = [None] * (n + 1)
+    label[n] = frozenset()  # the always-true atom of operators without preconditions
+    for a in init:
+        label[a] = frozenset((a,))
+    remaining = rt.npre[:]
+    queue: deque[int] = deque([*init, n])
+    fired = bytearray(len(pre))
+    empty: frozenset[int] = frozenset()
+    first_pass = bytearray(n + 1)
+    while queue:
+        a = queue.popleft()
+        first = not first_pass[a]
+        first_pass[a] = 1
+        for o in by_pre[a]:
+            if first:
+                remaining[o] -= 1
+            if remaining[o]:
+                continue
+            fired[o] = 1
+            union: frozenset[int] | None = None
+            for q in add[o]:
+                old = label[q]
+                if old is not None and len(old) == 1:
+                    continue  # {q}: nothing left to remove (atoms of the initial state stay there)
+                if union is None:
+                    union = empty.union(*[label[r] for r in pre[o]])  # type: ignore[misc]
+                if old is None:
+                    label[q] = union | {q}
+                    queue.append(q)
+                else:
+                    gone = old - union
+                    if len(gone) > 1 or (gone and q not in gone):
+                        label[q] = (old & union) | {q}
+                        queue.append(q)
+    goals = frozenset(rt.goals)
+    unreachable = tuple(g for g in rt.goals if label[g] is None) + rt.missing_goals
+    atoms: set[int] = set()
+    for g in goals:
+        atoms |= label[g] or empty
+    before = {q: (label[q] or empty) - {q} for q in atoms}
+    needed_by: dict[int, set[int]] = {}
+    achievers: dict[int, list[int]] = {q: [] for q in atoms if q not in init}
+    for o, adds in enumerate(add):
+        if fired[o]:
+            for q in adds:
+                if q in achievers:
+                    achievers[q].append(o)
+    for q, ops in achievers.items():
+        shared = set(pre[ops[0]]).intersection(*(pre[o] for o in ops[1:])) if ops else set()
+        for p in shared & atoms:
+            needed_by.setdefault(p, set()).add(q)
+    return Landmarks(
+        frozenset(atoms),
+        goals,
+        before,
+        {p: frozenset(qs) for p, qs in needed_by.items()},
+        unreachable,
+        time.perf_counter() - started,
+    )
