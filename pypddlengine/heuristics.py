@@ -69,8 +69,14 @@ class RelaxedTask:
 
     def __init__(self, task: Task) -> None:
         ops = task.relaxed_operators()
-        n = len(task.atoms)
+        # Beyond STRIPS the relaxation has atoms of its own after the task's (the virtual goal atom and
+        # "is false" atoms, see Task.relaxed_operators); the always-true atom comes after all of them.
+        n = 1 + max((len(task.atoms) - 1, *(a for op in ops for a in (*op.pre, *op.add)), *task.goal_atoms))
         self.n_atoms = n
+        self.general = task.general is not None
+        self._facts = task.relaxed_facts
+        self._is_goal = task.is_goal
+        self._virtual_goal = self.general and len(task.atoms) in task.goal_atoms
         self.operators = ops
         self.pre: list[tuple[int, ...]] = [op.pre for op in ops]
         self.add: list[tuple[int, ...]] = [op.add for op in ops]
@@ -96,8 +102,16 @@ class RelaxedTask:
     # ------------------------------------------------------------------ values
 
     def goal_count(self, state: State) -> int:
-        """Positive goal atoms that do not hold (a never-reachable one counts)."""
+        """Positive goal atoms that do not hold (a never-reachable one counts);
+        for a goal that is not a conjunction of atoms, 0 or 1 (reached or not)."""
+        if self._virtual_goal:
+            return 0 if self._is_goal(state) else 1
         return len(self.missing_goals) + sum(1 for g in self.goals if g not in state)
+
+    def facts(self, state: State) -> list[int]:
+        """The relaxation's atoms that hold in ``state`` (beyond STRIPS, with
+        the "is false" atoms of the atoms it lacks)."""
+        return list(self._facts(state)) if self.general else list(state)
 
     def actions(self, plan: tuple[int, ...]) -> tuple[GroundAction, ...]:
         """The ground actions of a relaxed plan (axioms left out)."""
@@ -174,7 +188,7 @@ class RelaxedTask:
         sup = self._none[:]
         remaining = self.npre[:]
         by_pre, add, pre, op_cost = self.by_pre, self.add, self.pre, self.cost
-        first = [*state, self.n_atoms]  # the always-true atom that operators without preconditions need
+        first = [*(self.facts(state) if self.general else state), self.n_atoms]  # + the always-true atom
         for a in first:
             cost[a] = 0
         # a bucket per distinct cost, and a heap of the costs that have one
@@ -241,7 +255,8 @@ class IncrementalEvaluator:
         if rt.missing_goals:
             return rt.evaluate(state, self.mode, plan=plan)
         old = self._state
-        if old is None or not self._update(old - state, state - old, state):
+        # beyond STRIPS a step also changes "is false" atoms and derived ones: explore afresh
+        if old is None or rt.general or not self._update(old - state, state - old, state):
             self._cost, self._sup = rt.explore(state, self.mode == "add")
             self.from_scratch += 1
         else:

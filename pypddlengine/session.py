@@ -211,6 +211,9 @@ class Checkpoint:
         return len(self.history)
 
 
+NO_LANDMARKS = ("no landmark distance: landmarks are computed for STRIPS tasks only, not with conditional effects, "
+                "quantified or disjunctive conditions, or derived predicates")
+
 MAX_CHECKPOINTS = 64
 """Checkpoints one session keeps at most (each holds a copy of the history)."""
 MAX_CHECKPOINT_NAME = 64
@@ -531,6 +534,8 @@ class Session:
         """The task's landmarks (computed on first use), ``None`` when the
         session does not track them."""
         if self._landmarks is None:
+            if self.task.general is not None:
+                return None  # the landmark analysis is defined here for STRIPS tasks only (see NO_LANDMARKS)
             track = self._track_landmarks
             if track is None:
                 track = len(relaxed_task(self.task).operators) <= LANDMARK_AUTO_LIMIT
@@ -584,8 +589,10 @@ class Session:
         ev = rt.evaluate(state, "max" if name == "h_max" else "add", plan=name == "h_ff" or level >= FeedbackLevel.FULL)
         progress = self.landmark_progress()
         value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
-        if name == "lm_count" and progress is not None:
-            value = progress.lm_count
+        if name == "lm_count":
+            value = None if progress is None else progress.lm_count
+            if progress is None and task.general is not None:
+                notes.append(NO_LANDMARKS)
         status = None
         unreachable: tuple[str, ...] = ()
         if ev.dead_end:
