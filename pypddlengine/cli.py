@@ -306,12 +306,14 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="full",
               show_default=True, help="How much the session says after each step (paper: success, state and "
               "goal reached only).")
-def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str) -> None:
+@click.option("--observe", "observation", help="Partial observability rules, e.g. blocksworld-top2 or 'hide on'.")
+def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str, observation: str | None) -> None:
     """Step through a task interactively, as an agent would.
 
     Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
     action such as '(unstack c a)' or 'unstack c a'; 'help' lists the other
-    commands (state, actions, undo, reset, history, validate, quit). Tab
+    commands (state, actions, undo, save, restore, reset, history, validate,
+    quit). Tab
     completes commands and the applicable actions, in either form.
 
     Exit codes: 0 after 'quit' or end of input; 2 bad input; 130 Ctrl-C.
@@ -332,7 +334,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
         raise click.UsageError(f"give both DOMAIN and PROBLEM, or --task NAME (e.g. --task {DEFAULT_TASK})")
     try:
         paths = (Path(domain), Path(problem)) if domain and problem else bundled_task(bundled or DEFAULT_TASK)
-        session = open_session(*paths, feedback=feedback)
+        session = open_session(*paths, feedback=feedback, observation=observation)
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)

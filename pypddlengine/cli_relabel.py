@@ -33,12 +33,16 @@ class _DefaultGroup(click.Group):
 def relabel() -> None:
     """Write a consistently renamed copy of a domain and its problems (and map plans between them).
 
+    'pypddl relabel DOMAIN PROBLEM... --seed N --out DIR' writes DIR/domain.pddl,
+    one DIR/<new name>.pddl per problem and DIR/mapping.json (original name ->
+    new name, per kind); 'map-plan' maps a plan of the original onto the copy,
+    or back with --to-original.
+
     \b
-    pypddl relabel DOMAIN PROBLEM... --seed N --out DIR
-        writes DIR/domain.pddl, one DIR/<new name>.pddl per problem and
-        DIR/mapping.json (original name -> new name, per kind)
-    pypddl relabel map-plan DIR/mapping.json PLAN [--to-original]
-        maps a plan of the original onto the copy (or back)
+    Examples:
+      pypddl relabel domain.pddl p01.pddl p02.pddl --seed 1 --out copy/
+      pypddl relabel map-plan copy/mapping.json p01.plan --out copy/p01.plan
+      pypddl relabel map-plan copy/mapping.json copy-solution.plan --to-original
     """
 
 

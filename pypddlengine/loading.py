@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .lifted import LiftedTask, compile_task
 from .model import Domain, Plan, Problem
@@ -56,14 +56,16 @@ def open_session(
     feedback: FeedbackLevel | str | int = "plain",
     options: GroundingOptions | None = None,
     max_bytes: int = MAX_INPUT_BYTES,
+    **session_options: Any,
 ) -> Session:
     """A :class:`Session` on a domain and problem, each a file path or PDDL
-    text (see :data:`PDDLSource`)."""
+    text (see :data:`PDDLSource`); ``session_options`` go to :class:`Session`
+    (``detect_loops``, ``observation``)."""
     from .grounding import DEFAULT_OPTIONS, ground
     from .session import Session
 
     lifted = load_task(domain, problem, max_bytes=max_bytes)
-    return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback)
+    return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback, **session_options)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

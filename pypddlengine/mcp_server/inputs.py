@@ -153,13 +153,17 @@ def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[st
     return None
 
 
-def build_session(options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel) -> Session:
+def build_session(
+    options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, *,
+    observation: str | None = None, detect_loops: bool | None = None,
+) -> Session:
     """Parse, check and ground (CPU-bound: runs in a worker thread)."""
     limit = options.max_pddl_bytes
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms)
-    return Session(ground(compile_task(d, p), grounding), feedback=feedback)
+    return Session(ground(compile_task(d, p), grounding), feedback=feedback, observation=observation,
+                   detect_loops=detect_loops)
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:
