@@ -16,6 +16,7 @@ mapping, maps plan steps both ways and goes to and from JSON.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,10 +39,12 @@ from .model import (
     TypeDecl,
     Variable,
 )
+from .printer import format_domain, format_problem
 
-__all__ = ["KINDS", "MAPPING_SCHEMA", "Relabelling", "relabel"]
+__all__ = ["KINDS", "MAPPING_FILE", "MAPPING_SCHEMA", "Relabelling", "relabel", "relabelled_files"]
 
 MAPPING_SCHEMA = "pypddl.relabel/1"
+MAPPING_FILE = "mapping.json"
 KINDS: dict[str, str] = {
     "domain": "d", "problems": "q", "predicates": "p", "actions": "a", "objects": "o", "types": "t",
     "functions": "f", "variables": "v",
@@ -147,6 +150,28 @@ def relabel(domain: Domain, problems: Sequence[Problem], seed: int) -> tuple[Dom
         names[kind] = table
     mapping = Relabelling(seed, names)
     return _rename(domain, mapping), [_rename(p, mapping) for p in problems], mapping
+
+
+def relabelled_files(domain: tuple[str, Domain], problems: Sequence[tuple[str, Problem]],
+                     seed: int) -> tuple[dict[str, str], Relabelling]:
+    """The files of a relabelled copy, by name: ``domain.pddl``, one
+    ``<new problem name>.pddl`` per problem (``-2``, ``-3`` ... when names
+    repeat) and :data:`MAPPING_FILE`, which also records which original file
+    became which. ``domain`` and ``problems`` are ``(file name, model)``
+    pairs. Pure: the caller writes the files."""
+    new_domain, new_problems, mapping = relabel(domain[1], [p for _, p in problems], seed)
+    out = {"domain.pddl": format_domain(new_domain)}
+    names: dict[str, str] = {}
+    for (source, _), problem in zip(problems, new_problems, strict=True):
+        target, n = f"{problem.name}.pddl", 1
+        while target in out:
+            n += 1
+            target = f"{problem.name}-{n}.pddl"
+        out[target] = format_problem(problem)
+        names[source] = target
+    files = {"domain": {"from": domain[0], "to": "domain.pddl"}, "problems": names}
+    out[MAPPING_FILE] = json.dumps({**mapping.to_json(), "files": files}, indent=1) + "\n"
+    return out, mapping
 
 
 def _fresh(rng: random.Random, letter: str, used: set[str], variable: bool) -> str:

@@ -21,8 +21,8 @@ from ..errors import PDDLError
 from ..grounding import ground
 from ..loading import load_domain, load_problem
 from ..model import Atom
-from ..printer import format_domain, format_problem
-from ..relabel import Relabelling, relabel
+from ..printer import format_problem
+from ..relabel import MAPPING_FILE, Relabelling, relabelled_files
 from ..session import Session
 from ..syntax import parse_action_ref
 from ..validate import validate_plan
@@ -44,22 +44,16 @@ def relabel_tasks(tasks: list[TaskSpec], seed: int, folder: Path) -> Relabelled:
         groups.setdefault(t.domain_path.resolve(), []).append(t)
     out: Relabelled = {}
     for n, (domain_path, group) in enumerate(sorted(groups.items()), 1):
-        new_domain, new_problems, mapping = relabel(load_domain(domain_path),
-                                                    [load_problem(t.problem_path) for t in group], seed)
+        sources = [(t.problem_path.name, load_problem(t.problem_path)) for t in group]
+        files, mapping = relabelled_files((domain_path.name, load_domain(domain_path)), sources, seed)
         where = folder / f"seed-{seed}" / f"domain-{n}"
         where.mkdir(parents=True, exist_ok=True)
-        (where / "domain.pddl").write_text(format_domain(new_domain))
-        files: dict[str, str] = {}
-        for t, problem in zip(group, new_problems, strict=True):
-            name = problem.name
-            while f"{name}.pddl" in files.values():  # problems that share a name still get a file each
-                name += "-x"
-            files[t.instance_id] = f"{name}.pddl"
-            (where / files[t.instance_id]).write_text(format_problem(problem))
-            copy = TaskSpec(t.instance_id, where / "domain.pddl", where / files[t.instance_id], t.order)
-            out[t.instance_id] = (copy, mapping)
-        mapping_data = {**mapping.to_json(), "files": {"domain": str(domain_path), "problems": files}}
-        (where / "mapping.json").write_text(json.dumps(mapping_data, indent=1) + "\n")
+        for name, text in files.items():
+            (where / name).write_text(text)
+        copies = json.loads(files[MAPPING_FILE])["files"]["problems"]
+        for t in group:
+            out[t.instance_id] = (TaskSpec(t.instance_id, where / "domain.pddl", where / copies[t.problem_path.name],
+                                           t.order), mapping)
     return out
 
 

@@ -28,7 +28,7 @@ ORIGINAL_WORDS = ("pick-up", "put-down", "unstack", "ontable", "handempty", "blo
 def mapping_for(out: Path, instance: str) -> tuple[Relabelling, str]:
     (path,) = (out / "relabelled").glob("seed-*/domain-*/mapping.json")
     data = json.loads(path.read_text())
-    return Relabelling.from_json(data), data["files"]["problems"][instance]
+    return Relabelling.from_json(data), data["files"]["problems"][f"{instance}.pddl"]
 
 
 def run(config: ExperimentConfig, tasks: Any, out: Path, provider: Any) -> list[dict[str, Any]]:

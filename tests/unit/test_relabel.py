@@ -3,6 +3,7 @@ random walks that agree step by step, mapped plans valid on the copy."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -88,3 +89,15 @@ def test_mapping_json_round_trip_and_errors() -> None:
         Relabelling.from_json({"schema": "something else"})
     with pytest.raises(PDDLError):
         Relabelling.from_json({"schema": "pypddl.relabel/1", "objects": ["a"]})
+
+
+def test_relabelled_files_give_each_problem_a_file() -> None:
+    from pypddlengine.relabel import MAPPING_FILE, relabelled_files
+
+    domain, problem = models("blocksworld/p01")
+    files, mapping = relabelled_files(("d.pddl", domain), [("one.pddl", problem), ("two.pddl", problem)], 2)
+    names = json.loads(files[MAPPING_FILE])["files"]["problems"]
+    new = mapping.names["problems"]["p01"]
+    assert names == {"one.pddl": f"{new}.pddl", "two.pddl": f"{new}-2.pddl"}
+    assert sorted(files) == sorted(["domain.pddl", MAPPING_FILE, f"{new}.pddl", f"{new}-2.pddl"])
+    assert files[f"{new}.pddl"] == files[f"{new}-2.pddl"]
