@@ -240,6 +240,7 @@ class Session:
         self.failed_attempts = 0
         self.observation: Observation | None = None
         """The rules hiding atoms from the agent (``None``: everything is seen)."""
+        self._observed: tuple[State, State] | None = None
         if observation is not None:
             compiled = compile_observation(observation, task)
             self.observation = compiled if compiled.text else None
@@ -290,7 +291,12 @@ class Session:
         """The atoms of ``state`` (default: the current state) that the
         session's observation rules let the agent see."""
         state = self._state if state is None else state
-        return state if self.observation is None else self.observation.visible(state)
+        if self.observation is None:
+            return state
+        cached = self._observed
+        if cached is None or cached[0] is not state:  # one entry: a step asks for the last step's state again
+            cached = self._observed = (state, self.observation.visible(state))
+        return cached[1]
 
     def is_goal(self) -> bool:
         return self.task.is_goal(self._state)
