@@ -77,9 +77,13 @@ def map_back(result: MethodResult, original: TaskSpec, copy: TaskSpec,
 
 def observed_problem_text(task: TaskSpec, rules: str) -> str:
     """The problem with only the initial facts that ``rules`` let the agent see
-    (other facts, such as numeric ones, are kept); raises ``PDDLError`` for bad rules."""
+    (other facts, such as numeric ones, are kept), after a PDDL comment saying
+    so; raises ``PDDLError`` for bad rules."""
     session = Session(ground(task.lifted), observation=rules)
     seen = {a.lower() for a in session.state_atoms()}
     problem = load_problem(task.problem_path)
     init = tuple(f for f in problem.init if not isinstance(f, Atom) or str(f).lower() in seen)
-    return format_problem(dataclasses.replace(problem, init=init))
+    note = (f"; partial observability ({session.observation.text if session.observation else 'none'}): the "
+            "initial facts below and every state the simulator returns show only what can be seen; actions "
+            "apply, and the goal is checked, on the full state\n")
+    return note + format_problem(dataclasses.replace(problem, init=init))

@@ -16,6 +16,7 @@ from pypddlengine import Session
 from pypddlengine.harness.mcp_bridge import ToolboxSettings
 from pypddlengine.harness.provider_offline import ScriptedProvider
 from pypddlengine.harness.records import ResultsStore
+from pypddlengine.harness.replay import compare_records, replay_run
 from pypddlengine.harness.runner import ExperimentConfig, run_experiment
 from pypddlengine.harness.tasks import resolve_tasks
 from pypddlengine.harness.types import CallParams, Msg, ToolCall, Turn
@@ -77,6 +78,8 @@ def test_agentic_run_on_a_relabelled_copy(tmp_path: Path, blocks: Path) -> None:
     assert record["outcome"] == "solved", record["validator"]
     assert record["plan"] == [p.lower() for p in plan] and record["relabel"]["plan_valid_on_original"] is True
     assert not [w for w in ORIGINAL_WORDS if w in seen["prompt"].lower()]
+    old, new = anyio.run(lambda: replay_run(tmp_path, record["trace_file"]))
+    assert compare_records(old, new) == {} and new["relabel"] == old["relabel"]
 
 
 def _stacked_instance(blocks: Path) -> str:
@@ -113,11 +116,14 @@ def test_agentic_run_under_partial_observability(tmp_path: Path, blocks: Path) -
     (record,) = run(config, resolve_tasks(str(blocks / f"{instance}.pddl")), tmp_path, ScriptedProvider(agent))
     assert record["outcome"] == "solved" and record["observation"] == "blocksworld-top2"
     assert hidden and not [a for a in hidden if a.lower() in seen["state"].lower()]
+    assert "; partial observability (stack-top 2 on)" in seen["prompt"]
     init_shown = seen["prompt"].lower().split("(:init", 1)[1].split("(:goal", 1)[0]
     assert not [a for a in hidden if a.lower() in init_shown]
     assert all(a.lower() in init_shown for a in engine.state_atoms())
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["config"]["observation"] == "blocksworld-top2"
+    old, new = anyio.run(lambda: replay_run(tmp_path, record["trace_file"]))
+    assert compare_records(old, new) == {}
     with pytest.raises(ValueError, match="agentic"):
         ExperimentConfig("direct", CallParams("m"), observation="blocksworld-top2")
 
