@@ -101,3 +101,23 @@ def test_relabelled_files_give_each_problem_a_file() -> None:
     assert names == {"one.pddl": f"{new}.pddl", "two.pddl": f"{new}-2.pddl"}
     assert sorted(files) == sorted(["domain.pddl", MAPPING_FILE, f"{new}.pddl", f"{new}-2.pddl"])
     assert files[f"{new}.pddl"] == files[f"{new}-2.pddl"]
+
+
+def test_every_text_field_of_the_model_is_renamed_or_declared_not_a_name() -> None:
+    """A model class added later (say for derived predicates) with a name field
+    the relabelling does not know would leave an original name in the copy."""
+    import dataclasses
+    import inspect
+
+    import pypddlengine.model as model
+    from pypddlengine.relabel import _NAME_FIELDS, _SKIP, NOT_NAMES
+
+    unknown = []
+    for name, cls in inspect.getmembers(model, inspect.isclass):
+        if not (dataclasses.is_dataclass(cls) and cls.__module__ == model.__name__):
+            continue
+        for f in dataclasses.fields(cls):
+            known = (cls, f.name) in _NAME_FIELDS or f.name in NOT_NAMES.get(cls, ()) or f.name in _SKIP
+            if "str" in str(f.type) and f.name != "display" and not known:
+                unknown.append(f"{name}.{f.name}")
+    assert not unknown, f"text fields relabel neither renames nor lists in NOT_NAMES: {unknown}"
