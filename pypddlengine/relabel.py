@@ -23,30 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ActionReferenceError, ErrorCode, PDDLError
-from .model import (
-    OBJECT_TYPE,
-    ActionDecl,
-    ActionRef,
-    Atom,
-    BinaryExpr,
-    Compare,
-    Constant,
-    Domain,
-    FunctionDecl,
-    FunctionTerm,
-    Metric,
-    NumericEffect,
-    ObjectDecl,
-    Parameter,
-    PlanStep,
-    PredicateDecl,
-    Preference,
-    Problem,
-    Requirement,
-    TypeDecl,
-    UnsupportedConstruct,
-    Variable,
-)
+from .model import OBJECT_TYPE, ActionRef, Domain, Problem
 from .printer import format_domain, format_problem
 
 __all__ = ["KINDS", "MAPPING_FILE", "MAPPING_SCHEMA", "Relabelling", "relabel", "relabelled_files"]
@@ -60,31 +37,33 @@ KINDS: dict[str, str] = {
 """Each kind of name and the letter its new names start with."""
 KEEP = {"types": {OBJECT_TYPE, "number"}, "functions": {"total-cost"}}
 
-# (node class, field) -> the kind of name the field holds (a str or a tuple of str)
-_NAME_FIELDS: dict[tuple[type, str], str] = {
-    (Atom, "predicate"): "predicates",
-    (Constant, "name"): "objects",
-    (Variable, "name"): "variables",
-    (Parameter, "name"): "variables",
-    (Parameter, "types"): "types",
-    (TypeDecl, "name"): "types",
-    (TypeDecl, "parents"): "types",
-    (ObjectDecl, "name"): "objects",
-    (ObjectDecl, "types"): "types",
-    (PredicateDecl, "name"): "predicates",
-    (FunctionDecl, "name"): "functions",
-    (FunctionDecl, "result"): "types",
-    (FunctionTerm, "name"): "functions",
-    (ActionDecl, "name"): "actions",
-    (Domain, "name"): "domain",
-    (Problem, "name"): "problems",
-    (Problem, "domain_name"): "domain",
+# (node class name, field) -> the kind of name the field holds (a str or a tuple of str); by class name, so a
+# class another branch adds (DerivedDecl, the head of an axiom) can be listed before it exists here
+_NAME_FIELDS: dict[tuple[str, str], str] = {
+    ("Atom", "predicate"): "predicates",
+    ("Constant", "name"): "objects",
+    ("Variable", "name"): "variables",
+    ("Parameter", "name"): "variables",
+    ("Parameter", "types"): "types",
+    ("TypeDecl", "name"): "types",
+    ("TypeDecl", "parents"): "types",
+    ("ObjectDecl", "name"): "objects",
+    ("ObjectDecl", "types"): "types",
+    ("PredicateDecl", "name"): "predicates",
+    ("DerivedDecl", "predicate"): "predicates",
+    ("FunctionDecl", "name"): "functions",
+    ("FunctionDecl", "result"): "types",
+    ("FunctionTerm", "name"): "functions",
+    ("ActionDecl", "name"): "actions",
+    ("Domain", "name"): "domain",
+    ("Problem", "name"): "problems",
+    ("Problem", "domain_name"): "domain",
 }
 _SKIP = {"span", "source", "section_spans", "domain_span", "unsupported"}
-NOT_NAMES: dict[type, tuple[str, ...]] = {
-    BinaryExpr: ("op",), Compare: ("op",), NumericEffect: ("op",), Metric: ("direction",), Preference: ("name",),
-    Requirement: ("name",), UnsupportedConstruct: ("keyword",), ActionRef: ("name", "args", "text"),
-    PlanStep: ("name", "args", "text"),
+NOT_NAMES: dict[str, tuple[str, ...]] = {
+    "BinaryExpr": ("op",), "Compare": ("op",), "NumericEffect": ("op",), "Metric": ("direction",),
+    "Preference": ("name",), "Requirement": ("name",), "UnsupportedConstruct": ("keyword",),
+    "ActionRef": ("name", "args", "text"), "PlanStep": ("name", "args", "text"),
 }
 """Text fields of the model that hold no name to relabel (keywords, operators;
 plan steps are mapped by :meth:`Relabelling.map_step`). A test checks that
@@ -216,7 +195,7 @@ def _collect(node: Any, found: dict[str, set[str]]) -> None:
     if not dataclasses.is_dataclass(node):
         return
     for name, value in _fields(node):
-        kind = _NAME_FIELDS.get((type(node), name))
+        kind = _NAME_FIELDS.get((type(node).__name__, name))
         if kind is not None:
             found[kind].update(value if isinstance(value, tuple) else (value,))
         else:
@@ -230,7 +209,7 @@ def _rename(node: Any, mapping: Relabelling) -> Any:
         return node
     changes: dict[str, Any] = {}
     for name, value in _fields(node):
-        kind = _NAME_FIELDS.get((type(node), name))
+        kind = _NAME_FIELDS.get((type(node).__name__, name))
         if kind is not None:
             changes[name] = (tuple(mapping.new(kind, v) for v in value) if isinstance(value, tuple)
                              else mapping.new(kind, value))

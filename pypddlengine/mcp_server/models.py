@@ -30,7 +30,6 @@ __all__ = [
     "ActionsPage",
     "BundledTasks",
     "CheckpointInfo",
-    "CheckpointList",
     "CheckpointOutcome",
     "CloseOutcome",
     "Counters",
@@ -215,11 +214,7 @@ class CheckpointOutcome(_Model):
     added: list[str] | None = Field(None, description="atoms that became true (restore)")
     deleted: list[str] | None = Field(None, description="atoms that became false (restore)")
     state: StateAtoms | None = None
-    checkpoints: list[CheckpointInfo]
-
-
-class CheckpointList(_Model):
-    checkpoints: list[CheckpointInfo] = Field(description="oldest first")
+    checkpoints: list[CheckpointInfo] = Field(description="the session's checkpoints, oldest first")
 
 
 class HistoryView(_Model):

@@ -138,7 +138,7 @@ SessionId = Annotated[
 ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
-CheckpointName = Annotated[str, Field(min_length=1, max_length=64, description="a checkpoint name")]
+CheckpointName = Annotated[str, Field(min_length=1, max_length=64, description="the checkpoint's name")]
 FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
@@ -470,13 +470,13 @@ def build_server(
             raise ToolFailure.from_pddl(err) from None
 
     @_tool(server, _writes(destructive=False, idempotent=True))
-    async def save_checkpoint(session_id: SessionId, name: CheckpointName) -> Annotated[CallToolResult,
-                                                                                       m.CheckpointOutcome]:
-        """Save the current state and action history under a name; restore_checkpoint returns to it."""
+    async def save_checkpoint(session_id: SessionId, checkpoint: CheckpointName) -> Annotated[CallToolResult,
+                                                                                             m.CheckpointOutcome]:
+        """Save the state and action history under a name; restore_checkpoint returns to it."""
         entry = entry_of(session_id)
 
         def work() -> m.CheckpointOutcome:
-            cp = checkpoint_call(lambda: entry.session.save(name))
+            cp = checkpoint_call(lambda: entry.session.save(checkpoint))
             return m.CheckpointOutcome(name=cp.name, step=cp.step, checkpoints=checkpoint_list(entry))
 
         return _reply(await store.run(entry, work))
@@ -484,17 +484,17 @@ def build_server(
     @_tool(server, _writes(destructive=True, idempotent=True))
     async def restore_checkpoint(
         session_id: SessionId,
-        name: CheckpointName,
+        checkpoint: CheckpointName,
         include_state: Annotated[bool | None, Field(description="also return the whole state")] = None,
     ) -> Annotated[CallToolResult, m.CheckpointOutcome]:
-        """Go back to a saved checkpoint's state and action history; the reply lists the atoms that changed."""
+        """Go back to a checkpoint's state and action history; the reply lists the atoms that changed."""
         entry = entry_of(session_id)
         view = View(entry, opts)
 
         def work() -> m.CheckpointOutcome:
             s = entry.session
             before = s.state
-            cp = checkpoint_call(lambda: s.restore(name))
+            cp = checkpoint_call(lambda: s.restore(checkpoint))
             entry.restores += 1
             added, deleted = view.diff(before, s.state)
             return m.CheckpointOutcome(name=cp.name, step=cp.step, goal_reached=s.is_goal(), added=added,
@@ -504,23 +504,17 @@ def build_server(
         return _reply(await store.run(entry, work))
 
     @_tool(server, _writes(destructive=True, idempotent=False))
-    async def delete_checkpoint(session_id: SessionId, name: CheckpointName) -> Annotated[CallToolResult,
-                                                                                         m.CheckpointOutcome]:
+    async def delete_checkpoint(session_id: SessionId, checkpoint: CheckpointName) -> Annotated[CallToolResult,
+                                                                                               m.CheckpointOutcome]:
         """Forget a saved checkpoint (the state and history do not change)."""
         entry = entry_of(session_id)
 
         def work() -> m.CheckpointOutcome:
-            cp = checkpoint_call(lambda: entry.session.delete_checkpoint(name))
+            cp = checkpoint_call(lambda: entry.session.delete_checkpoint(checkpoint))
             return m.CheckpointOutcome(name=cp.name, step=len(entry.session.history),
                                        checkpoints=checkpoint_list(entry))
 
         return _reply(await store.run(entry, work))
-
-    @_tool(server, READ_ONLY)
-    async def list_checkpoints(session_id: SessionId) -> Annotated[CallToolResult, m.CheckpointList]:
-        """The session's checkpoints, oldest first, with the step of each."""
-        entry = entry_of(session_id)
-        return _reply(await store.run(entry, lambda: m.CheckpointList(checkpoints=checkpoint_list(entry))))
 
     @_tool(server, READ_ONLY)
     async def query_action_history(

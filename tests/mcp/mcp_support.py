@@ -112,7 +112,7 @@ class Tools:
         self.client = client
         self.calls = 0
 
-    async def call(self, name: str, /, **arguments: Any) -> Reply:
+    async def call(self, name: str, **arguments: Any) -> Reply:
         result = await self.client.call_tool(name, arguments)
         self.calls += 1
         text = result.content[0].text if result.content else ""
@@ -121,13 +121,13 @@ class Tools:
             check_error_format(text, reply.data)
         return reply
 
-    async def ok(self, name: str, /, **arguments: Any) -> dict[str, Any]:
+    async def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
         reply = await self.call(name, **arguments)
         if reply.is_error:
             raise ToolErrorSeen(f"{name}({arguments}) failed: {reply.text}")
         return reply.data
 
-    async def error(self, name: str, /, **arguments: Any) -> Reply:
+    async def error(self, name: str, **arguments: Any) -> Reply:
         reply = await self.call(name, **arguments)
         assert reply.is_error, f"{name}({arguments}) should have failed but returned {reply.text[:300]}"
         return reply

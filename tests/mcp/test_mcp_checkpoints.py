@@ -21,7 +21,7 @@ class SchemaTools(Tools):
 
     schemas: dict[str, dict[str, Any]]
 
-    async def ok(self, name: str, /, **arguments: Any) -> dict[str, Any]:
+    async def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
         data = await super().ok(name, **arguments)
         jsonschema.validate(data, self.schemas[name])
         return data
@@ -39,11 +39,11 @@ async def test_save_restore_list_delete(stools: SchemaTools) -> None:
     sid = (await stools.ok("initialise_session", **BW3, rendering="plain"))["session_id"]
     for a in BW3_PLAN[:2]:
         await stools.ok("execute_single_action", session_id=sid, action=a)
-    saved = await stools.ok("save_checkpoint", session_id=sid, name="c-down")
+    saved = await stools.ok("save_checkpoint", session_id=sid, checkpoint="c-down")
     assert saved["step"] == 2 and saved["checkpoints"] == [{"name": "c-down", "step": 2}]
     for a in BW3_PLAN[2:]:
         await stools.ok("execute_single_action", session_id=sid, action=a)
-    back = await stools.ok("restore_checkpoint", session_id=sid, name="c-down", include_state=True)
+    back = await stools.ok("restore_checkpoint", session_id=sid, checkpoint="c-down", include_state=True)
     engine = Session(BW_DOMAIN, BW3["problem"])
     for a in BW3_PLAN:
         engine.execute(a)
@@ -55,13 +55,13 @@ async def test_save_restore_list_delete(stools: SchemaTools) -> None:
     assert set(back["deleted"]) == at_goal - set(engine.state_atoms())
     history = await stools.ok("query_action_history", session_id=sid)
     assert history["actions"] == BW3_PLAN[:2] and history["counters"]["restores"] == 1
-    assert (await stools.ok("list_checkpoints", session_id=sid))["checkpoints"] == [{"name": "c-down", "step": 2}]
-    gone = await stools.ok("delete_checkpoint", session_id=sid, name="c-down")
+    assert back["checkpoints"] == [{"name": "c-down", "step": 2}]
+    gone = await stools.ok("delete_checkpoint", session_id=sid, checkpoint="c-down")
     assert gone["checkpoints"] == [] and gone["step"] == 2
-    err = await stools.error("restore_checkpoint", session_id=sid, name="c-down")
+    err = await stools.error("restore_checkpoint", session_id=sid, checkpoint="c-down")
     assert err.code == "UNKNOWN_CHECKPOINT" and "none" in err.data["error"]["hint"]
-    assert (await stools.error("save_checkpoint", session_id=sid, name="")).code == "INVALID_ARGUMENT"
-    assert (await stools.error("save_checkpoint", session_id=sid, name="  ")).code == "BAD_CHECKPOINT_NAME"
+    assert (await stools.error("save_checkpoint", session_id=sid, checkpoint="")).code == "INVALID_ARGUMENT"
+    assert (await stools.error("save_checkpoint", session_id=sid, checkpoint="  ")).code == "BAD_CHECKPOINT_NAME"
     # the session is still usable after every error
     assert (await stools.ok("query_current_state", session_id=sid))["step"] == 2
 

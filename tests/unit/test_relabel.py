@@ -117,7 +117,7 @@ def test_every_text_field_of_the_model_is_renamed_or_declared_not_a_name() -> No
         if not (dataclasses.is_dataclass(cls) and cls.__module__ == model.__name__):
             continue
         for f in dataclasses.fields(cls):
-            known = (cls, f.name) in _NAME_FIELDS or f.name in NOT_NAMES.get(cls, ()) or f.name in _SKIP
+            known = (name, f.name) in _NAME_FIELDS or f.name in NOT_NAMES.get(name, ()) or f.name in _SKIP
             if "str" in str(f.type) and f.name != "display" and not known:
                 unknown.append(f"{name}.{f.name}")
     assert not unknown, f"text fields relabel neither renames nor lists in NOT_NAMES: {unknown}"
