@@ -314,14 +314,15 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
               show_default=True, help="The distance shown after each step (feedback heuristic/full).")
 @click.option("--proof-budget", type=click.IntRange(0, None), default=0, show_default=True,
               help="States a search may visit after each step to prove a dead end (0: the relaxed proof only).")
+@click.option("--observe", "observation", help="Partial observability rules, e.g. blocksworld-top2 or 'hide on'.")
 def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str, heuristic: str,
-         proof_budget: int) -> None:
+         proof_budget: int, observation: str | None) -> None:
     """Step through a task interactively, as an agent would.
 
     Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
     action such as '(unstack c a)' or 'unstack c a'; 'help' lists the other
-    commands (state, actions, undo, reset, history, validate, distance,
-    heuristics, deadend, quit). Tab
+    commands (state, actions, undo, save, restore, reset, history, validate,
+    distance, heuristics, deadend, quit). Tab
     completes commands and the applicable actions, in either form.
 
     Exit codes: 0 after 'quit' or end of input; 2 bad input; 130 Ctrl-C.
@@ -342,7 +343,8 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
         raise click.UsageError(f"give both DOMAIN and PROBLEM, or --task NAME (e.g. --task {DEFAULT_TASK})")
     try:
         paths = (Path(domain), Path(problem)) if domain and problem else bundled_task(bundled or DEFAULT_TASK)
-        session = open_session(*paths, feedback=feedback, heuristic=heuristic, proof_budget=proof_budget)
+        session = open_session(*paths, feedback=feedback, heuristic=heuristic, proof_budget=proof_budget,
+                               observation=observation)
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)

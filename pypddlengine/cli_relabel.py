@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from .errors import PDDLError
 
 OK, BAD_INPUT = 0, 2
-MAPPING_FILE = "mapping.json"
 
 
 class _DefaultGroup(click.Group):
@@ -33,12 +31,16 @@ class _DefaultGroup(click.Group):
 def relabel() -> None:
     """Write a consistently renamed copy of a domain and its problems (and map plans between them).
 
+    'pypddl relabel DOMAIN PROBLEM... --seed N --out DIR' writes DIR/domain.pddl,
+    one DIR/<new name>.pddl per problem and DIR/mapping.json (original name ->
+    new name, per kind); 'map-plan' maps a plan of the original onto the copy,
+    or back with --to-original.
+
     \b
-    pypddl relabel DOMAIN PROBLEM... --seed N --out DIR
-        writes DIR/domain.pddl, one DIR/<new name>.pddl per problem and
-        DIR/mapping.json (original name -> new name, per kind)
-    pypddl relabel map-plan DIR/mapping.json PLAN [--to-original]
-        maps a plan of the original onto the copy (or back)
+    Examples:
+      pypddl relabel domain.pddl p01.pddl p02.pddl --seed 1 --out copy/
+      pypddl relabel map-plan copy/mapping.json p01.plan --out copy/p01.plan
+      pypddl relabel map-plan copy/mapping.json copy-solution.plan --to-original
     """
 
 
@@ -56,8 +58,7 @@ def copy(domain: str, problems: tuple[str, ...], seed: int, out_dir: str) -> Non
     """Relabel DOMAIN and PROBLEMS into the folder --out (checked first; exit 2 on bad input)."""
     from .lifted import compile_task
     from .loading import load_domain, load_problem
-    from .printer import format_domain, format_problem
-    from .relabel import relabel as run_relabel
+    from .relabel import MAPPING_FILE, relabelled_files
 
     try:
         d = load_domain(domain)
@@ -66,22 +67,13 @@ def copy(domain: str, problems: tuple[str, ...], seed: int, out_dir: str) -> Non
             compile_task(d, p)
     except PDDLError as err:
         _fail(err)
-    new_domain, new_problems, mapping = run_relabel(d, ps, seed)
+    files, _ = relabelled_files((Path(domain).name, d), [(Path(p).name, m) for p, m in zip(problems, ps,
+                                                                                              strict=True)], seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "domain.pddl").write_text(format_domain(new_domain))
-    files: dict[str, Any] = {"domain": {"from": Path(domain).name, "to": "domain.pddl"}, "problems": {}}
-    for source, problem in zip(problems, new_problems, strict=True):
-        target = f"{problem.name}.pddl"
-        n = 1
-        while target in files["problems"].values():  # problems that share a name still get a file each
-            n += 1
-            target = f"{problem.name}-{n}.pddl"
-        (out / target).write_text(format_problem(problem))
-        files["problems"][Path(source).name] = target
-    data = {**mapping.to_json(), "files": files}
-    (out / MAPPING_FILE).write_text(json.dumps(data, indent=1) + "\n")
-    click.echo(f"wrote {out / 'domain.pddl'}, {len(new_problems)} problem(s) and {out / MAPPING_FILE}")
+    for name, text in files.items():
+        (out / name).write_text(text)
+    click.echo(f"wrote {out / 'domain.pddl'}, {len(ps)} problem(s) and {out / MAPPING_FILE}")
     sys.exit(OK)
 
 

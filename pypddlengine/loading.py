@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .lifted import LiftedTask, compile_task
 from .model import Domain, Plan, Problem
@@ -58,16 +58,17 @@ def open_session(
     max_bytes: int = MAX_INPUT_BYTES,
     heuristic: str = "h_ff",
     proof_budget: int = 0,
+    **session_options: Any,
 ) -> Session:
     """A :class:`Session` on a domain and problem, each a file path or PDDL
-    text (see :data:`PDDLSource`); ``heuristic`` and ``proof_budget`` as in
-    :class:`Session`."""
+    text (see :data:`PDDLSource`); ``heuristic``, ``proof_budget`` and
+    ``session_options`` (``detect_loops``, ``observation``) as in :class:`Session`."""
     from .grounding import DEFAULT_OPTIONS, ground
     from .session import Session
 
     lifted = load_task(domain, problem, max_bytes=max_bytes)
     return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback, heuristic=heuristic,
-                   proof_budget=proof_budget)
+                   proof_budget=proof_budget, **session_options)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

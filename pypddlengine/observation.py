@@ -50,18 +50,19 @@ class Observation:
     """The rules, normalised (named rules expanded), separated by ``; ``."""
     fixed: frozenset[int]
     """Atom ids hidden in every state (the ``hide`` rules)."""
-    stacks: tuple[tuple[int, int], ...]
-    """``(predicate id, depth)`` of each ``stack-top`` rule."""
+    stacks: tuple[tuple[frozenset[int], int], ...]
+    """The atom ids of the stack predicate and the depth, of each ``stack-top`` rule."""
     atoms: tuple[tuple[int, ...], ...]
 
     def hidden(self, state: Iterable[int]) -> frozenset[int]:
         """The atoms of ``state`` the rules hide."""
         state = state if isinstance(state, frozenset) else frozenset(state)
         out = set(state & self.fixed)
-        for pred, depth in self.stacks:
-            deep = _deep_objects(self.atoms, state, pred, depth)
+        for on_atoms, depth in self.stacks:
+            deep = _deep_objects(self.atoms, state & on_atoms, depth)
             if deep:
-                out.update(i for i in state if not deep.isdisjoint(self.atoms[i][1:]))
+                atoms = self.atoms
+                out.update(i for i in state if not deep.isdisjoint(atoms[i][1:]))
         return frozenset(out)
 
     def visible(self, state: State) -> State:
@@ -70,12 +71,12 @@ class Observation:
         return state - hidden if hidden else state
 
 
-def _deep_objects(atoms: tuple[tuple[int, ...], ...], state: frozenset[int], pred: int, depth: int) -> set[int]:
+def _deep_objects(atoms: tuple[tuple[int, ...], ...], on_atoms: frozenset[int], depth: int) -> set[int]:
+    """The objects ``depth`` or more places below the top of their stack, given the 'on' atoms that hold."""
     below: dict[int, int] = {}
-    for i in state:
+    for i in on_atoms:
         key = atoms[i]
-        if key[0] == pred:
-            below[key[1]] = key[2]
+        below[key[1]] = key[2]
     supports = set(below.values())
     deep: set[int] = set()
     for top in below:
@@ -97,7 +98,7 @@ def compile_observation(rules: str | Iterable[str], task: Task) -> Observation:
         raise _bad(f"the observation rules are longer than {MAX_RULE_TEXT} characters")
     lifted = task.lifted
     fixed: set[int] = set()
-    stacks: list[tuple[int, int]] = []
+    stacks: list[tuple[frozenset[int], int]] = []
     texts: list[str] = []
     for rule in (r.strip() for p in parts for r in p.split(";")):
         if not rule:
@@ -114,7 +115,7 @@ def compile_observation(rules: str | Iterable[str], task: Task) -> Observation:
             pred, _ = _predicate(lifted, words[2:] or ["on"], rule)
             if lifted.predicate_arity[pred] != 2:
                 raise _bad(f"'{rule}': the stack predicate must take two arguments (x is on y)")
-            stacks.append((pred, int(words[1])))
+            stacks.append((frozenset(i for i, key in enumerate(task.atoms) if key[0] == pred), int(words[1])))
         else:
             named = ", ".join(NAMED_RULES)
             raise _bad(f"unknown observation rule '{rule[:80]}'",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .deadends import dead_end
-from .errors import counted
+from .errors import PDDLError, counted
 from .heuristics import HEURISTICS, relaxed_task
 from .session import Failure, FeedbackLevel, Session, StepResult
 
@@ -27,6 +27,8 @@ commands:
   goal                          which goal atoms hold
   why (action args)             explain whether an action is applicable
   undo [n]                      undo the last n steps (default 1)
+  save NAME | restore NAME      save the state and history as a checkpoint, or go back to one
+  checkpoints | delete NAME     list the checkpoints, or forget one
   reset                         back to the initial state
   history                       the executed actions
   validate                      validate the history as a plan
@@ -93,6 +95,23 @@ def _undo(session: Session, rest: str) -> list[str]:
     return [f"undid {counted(done, 'step')}"]
 
 
+def _checkpoint(session: Session, word: str, rest: str) -> list[str]:
+    name = rest.strip()
+    if word == "checkpoints":
+        return [f"{c.name}  (step {c.step})" for c in session.checkpoints()] or ["(no checkpoints)"]
+    if not name:
+        return [f"x {word} takes a checkpoint name, e.g. '{word} before-tower'"]
+    try:
+        if word == "save":
+            return [f"saved '{session.save(name).name}' at step {len(session.history)}"]
+        if word == "restore":
+            cp = session.restore(name)
+            return [f"restored '{cp.name}': back at step {cp.step}"]
+        return [f"deleted '{session.delete_checkpoint(name).name}'"]
+    except PDDLError as err:
+        return [f"x {err.message} [{err.code}]", *([f"  hint: {err.hint}"] if err.hint else [])]
+
+
 def handle(session: Session, line: str) -> tuple[list[str], bool]:
     """Run one input line; return the output lines and whether to stop."""
     text = line.strip()
@@ -121,6 +140,8 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
         return [f"{e.action}: {f.message} [{f.code}]", *_failure_details(f)], False
     if word == "undo":
         return _undo(session, rest), False
+    if word in {"save", "restore", "delete", "checkpoints"}:
+        return _checkpoint(session, word, rest), False
     if word == "reset":
         session.reset()
         return ["back to the initial state"], False
@@ -144,8 +165,8 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
     return _describe_step(result), False
 
 
-COMMANDS = ("state", "actions", "goal", "why ", "undo", "reset", "history", "validate", "distance", "heuristics",
-            "deadend", "help", "quit")
+COMMANDS = ("state", "actions", "goal", "why ", "undo", "save ", "restore ", "checkpoints", "delete ", "reset",
+            "history", "validate", "distance", "heuristics", "deadend", "help", "quit")
 
 
 def _heuristics(session: Session) -> list[str]:

@@ -16,32 +16,20 @@ mapping, maps plan steps both ways and goes to and from JSON.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ActionReferenceError, ErrorCode, PDDLError
-from .model import (
-    OBJECT_TYPE,
-    ActionDecl,
-    ActionRef,
-    Atom,
-    Constant,
-    Domain,
-    FunctionDecl,
-    FunctionTerm,
-    ObjectDecl,
-    Parameter,
-    PredicateDecl,
-    Problem,
-    TypeDecl,
-    Variable,
-)
+from .model import OBJECT_TYPE, ActionRef, Domain, Problem
+from .printer import format_domain, format_problem
 
-__all__ = ["KINDS", "MAPPING_SCHEMA", "Relabelling", "relabel"]
+__all__ = ["KINDS", "MAPPING_FILE", "MAPPING_SCHEMA", "Relabelling", "relabel", "relabelled_files"]
 
 MAPPING_SCHEMA = "pypddl.relabel/1"
+MAPPING_FILE = "mapping.json"
 KINDS: dict[str, str] = {
     "domain": "d", "problems": "q", "predicates": "p", "actions": "a", "objects": "o", "types": "t",
     "functions": "f", "variables": "v",
@@ -49,27 +37,37 @@ KINDS: dict[str, str] = {
 """Each kind of name and the letter its new names start with."""
 KEEP = {"types": {OBJECT_TYPE, "number"}, "functions": {"total-cost"}}
 
-# (node class, field) -> the kind of name the field holds (a str or a tuple of str)
-_NAME_FIELDS: dict[tuple[type, str], str] = {
-    (Atom, "predicate"): "predicates",
-    (Constant, "name"): "objects",
-    (Variable, "name"): "variables",
-    (Parameter, "name"): "variables",
-    (Parameter, "types"): "types",
-    (TypeDecl, "name"): "types",
-    (TypeDecl, "parents"): "types",
-    (ObjectDecl, "name"): "objects",
-    (ObjectDecl, "types"): "types",
-    (PredicateDecl, "name"): "predicates",
-    (FunctionDecl, "name"): "functions",
-    (FunctionDecl, "result"): "types",
-    (FunctionTerm, "name"): "functions",
-    (ActionDecl, "name"): "actions",
-    (Domain, "name"): "domain",
-    (Problem, "name"): "problems",
-    (Problem, "domain_name"): "domain",
+# (node class name, field) -> the kind of name the field holds (a str or a tuple of str); by class name, so a
+# class another branch adds (DerivedDecl, the head of an axiom) can be listed before it exists here
+_NAME_FIELDS: dict[tuple[str, str], str] = {
+    ("Atom", "predicate"): "predicates",
+    ("Constant", "name"): "objects",
+    ("Variable", "name"): "variables",
+    ("Parameter", "name"): "variables",
+    ("Parameter", "types"): "types",
+    ("TypeDecl", "name"): "types",
+    ("TypeDecl", "parents"): "types",
+    ("ObjectDecl", "name"): "objects",
+    ("ObjectDecl", "types"): "types",
+    ("PredicateDecl", "name"): "predicates",
+    ("DerivedDecl", "predicate"): "predicates",
+    ("FunctionDecl", "name"): "functions",
+    ("FunctionDecl", "result"): "types",
+    ("FunctionTerm", "name"): "functions",
+    ("ActionDecl", "name"): "actions",
+    ("Domain", "name"): "domain",
+    ("Problem", "name"): "problems",
+    ("Problem", "domain_name"): "domain",
 }
 _SKIP = {"span", "source", "section_spans", "domain_span", "unsupported"}
+NOT_NAMES: dict[str, tuple[str, ...]] = {
+    "BinaryExpr": ("op",), "Compare": ("op",), "NumericEffect": ("op",), "Metric": ("direction",),
+    "Preference": ("name",), "Requirement": ("name",), "UnsupportedConstruct": ("keyword",),
+    "ActionRef": ("name", "args", "text"), "PlanStep": ("name", "args", "text"),
+}
+"""Text fields of the model that hold no name to relabel (keywords, operators;
+plan steps are mapped by :meth:`Relabelling.map_step`). A test checks that
+every text field of every model class is either here or renamed."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +147,28 @@ def relabel(domain: Domain, problems: Sequence[Problem], seed: int) -> tuple[Dom
     return _rename(domain, mapping), [_rename(p, mapping) for p in problems], mapping
 
 
+def relabelled_files(domain: tuple[str, Domain], problems: Sequence[tuple[str, Problem]],
+                     seed: int) -> tuple[dict[str, str], Relabelling]:
+    """The files of a relabelled copy, by name: ``domain.pddl``, one
+    ``<new problem name>.pddl`` per problem (``-2``, ``-3`` ... when names
+    repeat) and :data:`MAPPING_FILE`, which also records which original file
+    became which. ``domain`` and ``problems`` are ``(file name, model)``
+    pairs. Pure: the caller writes the files."""
+    new_domain, new_problems, mapping = relabel(domain[1], [p for _, p in problems], seed)
+    out = {"domain.pddl": format_domain(new_domain)}
+    names: dict[str, str] = {}
+    for (source, _), problem in zip(problems, new_problems, strict=True):
+        target, n = f"{problem.name}.pddl", 1
+        while target in out:
+            n += 1
+            target = f"{problem.name}-{n}.pddl"
+        out[target] = format_problem(problem)
+        names[source] = target
+    files = {"domain": {"from": domain[0], "to": "domain.pddl"}, "problems": names}
+    out[MAPPING_FILE] = json.dumps({**mapping.to_json(), "files": files}, indent=1) + "\n"
+    return out, mapping
+
+
 def _fresh(rng: random.Random, letter: str, used: set[str], variable: bool) -> str:
     digits = 4
     while True:
@@ -175,7 +195,7 @@ def _collect(node: Any, found: dict[str, set[str]]) -> None:
     if not dataclasses.is_dataclass(node):
         return
     for name, value in _fields(node):
-        kind = _NAME_FIELDS.get((type(node), name))
+        kind = _NAME_FIELDS.get((type(node).__name__, name))
         if kind is not None:
             found[kind].update(value if isinstance(value, tuple) else (value,))
         else:
@@ -189,7 +209,7 @@ def _rename(node: Any, mapping: Relabelling) -> Any:
         return node
     changes: dict[str, Any] = {}
     for name, value in _fields(node):
-        kind = _NAME_FIELDS.get((type(node), name))
+        kind = _NAME_FIELDS.get((type(node).__name__, name))
         if kind is not None:
             changes[name] = (tuple(mapping.new(kind, v) for v in value) if isinstance(value, tuple)
                              else mapping.new(kind, value))

@@ -25,9 +25,11 @@ the current history (step 0 is the initial state) and the first step at which
 each digest occurs, so :attr:`Feedback.revisited_step` says "this state equals
 the state after step 9". The index follows the history exactly: undo drops the
 steps it undoes, restore rebuilds it from the checkpoint's history, reset
-starts it again. A digest match is confirmed on the states themselves, so a
-hash collision never reports a false loop. It is on at level ``FULL`` and at
-any level with ``detect_loops=True``.
+starts it again. The digest is 128 bits: the state's frozenset hash and a
+Zobrist hash (the XOR of a mixed 64-bit value per atom, updated from the atoms
+a step changes), so a false loop needs two independent hashes to collide, and
+a step costs O(atoms changed) beyond the frozenset hash. It is on at level
+``FULL`` and at any level with ``detect_loops=True``; otherwise nothing is kept.
 
 Partial observability: ``observation=`` rules (see
 :mod:`pypddlengine.observation`) hide atoms from :meth:`state_atoms`,
@@ -273,7 +275,7 @@ class Session:
         self._history: list[HistoryEntry] = []
         self._applicable_cache: tuple[State, list[GroundAction]] | None = None
         self.detect_loops = self.feedback_level >= FeedbackLevel.FULL if detect_loops is None else detect_loops
-        self._digests: list[int] = [hash(task.init)]
+        self._digests: list[int] = [_digest(task.init, 0, task.init, ()) if self.detect_loops else 0]
         """The digest of the state after each step of the history (0: the initial state)."""
         self._first_seen: dict[int, int] = {self._digests[0]: 0}
         """Each digest of :attr:`_digests` and the first step where it occurs."""
@@ -282,6 +284,7 @@ class Session:
         self.failed_attempts = 0
         self.observation: Observation | None = None
         """The rules hiding atoms from the agent (``None``: everything is seen)."""
+        self._observed: tuple[State, State] | None = None
         if observation is not None:
             compiled = compile_observation(observation, task)
             self.observation = compiled if compiled.text else None
@@ -339,7 +342,12 @@ class Session:
         """The atoms of ``state`` (default: the current state) that the
         session's observation rules let the agent see."""
         state = self._state if state is None else state
-        return state if self.observation is None else self.observation.visible(state)
+        if self.observation is None:
+            return state
+        cached = self._observed
+        if cached is None or cached[0] is not state:  # one entry: a step asks for the last step's state again
+            cached = self._observed = (state, self.observation.visible(state))
+        return cached[1]
 
     def is_goal(self) -> bool:
         return self.task.is_goal(self._state)
@@ -638,21 +646,21 @@ class Session:
     def _record_visit(self, state: State, step: int) -> int | None:
         """Add the state after ``step`` to the loop index; the earlier step
         with the same state, if any."""
-        digest = hash(state)
+        if not self.detect_loops:
+            return None
+        entry = self._history[-1]
+        digest = _digest(state, self._digests[-1], entry.added, entry.deleted)
         self._digests.append(digest)
         first = self._first_seen.get(digest)
         if first is None:
             self._first_seen[digest] = step
-            return None
-        return first if self.state_after(first) == state else None
+        return first
 
     def first_visit(self) -> int | None:
         """The first step of the history after which the current state already
         held, when that is earlier than now (a loop); else ``None``."""
-        first = self._first_seen.get(self._digests[-1])
-        if first is None or first >= len(self._history) or self.state_after(first) != self._state:
-            return None
-        return first
+        first = self._first_seen.get(self._digests[-1]) if self.detect_loops else None
+        return first if first is not None and first < len(self._history) else None
 
     def state_after(self, step: int) -> State:
         """The state after ``step`` of the current history (0: the initial
@@ -699,9 +707,10 @@ class Session:
         while undone < steps and self._history:
             entry = self._history.pop()
             self._state = self._state.difference(entry.added).union(entry.deleted)
-            digest = self._digests.pop()
-            if self._first_seen.get(digest) == entry.step:
-                del self._first_seen[digest]
+            if self.detect_loops:
+                digest = self._digests.pop()
+                if self._first_seen.get(digest) == entry.step:
+                    del self._first_seen[digest]
             undone += 1
         self._last_distance = None
         return undone
@@ -765,6 +774,29 @@ class Session:
 
 def _shown(render, atoms: Iterable[int]) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
     return tuple(sorted(render(a) for a in atoms)[:SHOWN])
+
+
+_MASK = (1 << 64) - 1
+
+
+def _mix(atom: int) -> int:
+    """A well-spread 64-bit value per atom id (the splitmix64 finaliser)."""
+    x = (atom + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def _digest(state: State, previous: int, added: Iterable[int], deleted: Iterable[int]) -> int:
+    """The 128-bit digest of ``state``: its frozenset hash and a Zobrist hash
+    updated from the ``previous`` digest by the atoms a step changed (for
+    the initial state, ``previous`` is 0 and ``added`` is the whole state)."""
+    z = previous & _MASK
+    for atom in added:
+        z ^= _mix(atom)
+    for atom in deleted:
+        z ^= _mix(atom)
+    return (hash(state) & _MASK) << 64 | z
 
 
 def _failure_from_error(err: PDDLError) -> Failure:

@@ -97,6 +97,11 @@ COMMANDS: dict[str, Run | Skip] = {
     "pypddl experiment run --method agentic --provider anthropic --model claude-haiku-4-5-20251001 --tasks $BW "
     "--budget 180 --out results/agentic --executor ray --ray-address auto --concurrency 8": Skip(
         "needs an API key and a cluster; tests/harness/test_harness_ray.py runs experiments on Ray offline"),
+    "pypddl relabel domain.pddl p01.pddl --seed 7 --out relabelled/": Run(check="mapping.json"),
+    "pypddl relabel map-plan relabelled/mapping.json plan.txt --out relabelled/plan.txt": Skip(
+        "needs the copy of the line above; run after it in test_relabel_lines_in_order"),
+    "pypddl relabel map-plan relabelled/mapping.json relabelled/plan.txt --to-original": Skip(
+        "needs the files of the lines above; run after them in test_relabel_lines_in_order"),
     "python bench/bench_ray.py": Run(timeout=1800, slow=True, needs=("fd", "ray")),
     "python bench/bench_engine.py": Run(timeout=1800, slow=True),
     "python bench/bench_mcp.py": Run(timeout=1800, slow=True),
@@ -193,6 +198,17 @@ def test_readme_command_runs_as_written(command: str, spec: Run, tmp_path: Path)
     assert result.returncode == spec.rc, f"{command}\nstdout: {result.stdout[-2000:]}\nstderr: {result.stderr[-2000:]}"
     if spec.check:
         assert spec.check in result.stdout + result.stderr, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+def test_relabel_lines_in_order(tmp_path: Path) -> None:
+    """The README's three relabel lines in a row: the copy, the plan mapped onto it, and back."""
+    cwd = _scratch(tmp_path)
+    lines = [c for c in readme_commands() if c.startswith("pypddl relabel")]
+    assert len(lines) == 3
+    results = [_run(line, cwd, Run()) for line in lines]
+    assert [r.returncode for r in results] == [0, 0, 0], [r.stderr for r in results]
+    assert results[2].stdout == (cwd / "plan.txt").read_text()
+    assert (cwd / "relabelled" / "plan.txt").read_text().startswith("(a-")
 
 
 @pytest.mark.slow

@@ -159,7 +159,7 @@ async def run_agentic(
     stats = AgentStats()
     last_text = ""
     names = {"domain_file": task.domain_path.name, "problem_file": task.problem_path.name}
-    fields = {"domain": task.domain_text, "problem": task.problem_text,
+    fields = {"domain": task.domain_text, "problem": task.shown_problem or task.problem_text,
               "feedback_text": prompts.feedback_text(feedback), **names}
     sessions: list[str] = []  # the sessions the model (or the harness) opened, newest last
     # the verdict of the model's last validate_complete_plan: "rejected", or None (none yet)

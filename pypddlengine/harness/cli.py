@@ -82,6 +82,12 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
 @click.option("--max-retries", type=int, default=8, show_default=True,
               help="Retries of one model call after rate limits, overload or lost connections (within the budget).")
 @click.option("--force", is_flag=True, help="Resume even if the folder's manifest has another configuration.")
+@click.option("--observe", "observation",
+              help="Agentic: partial observability rules, e.g. blocksworld-top2 (states and the prompt's initial "
+                   "facts show only what the rules let the agent see).")
+@click.option("--relabel-seed", type=int,
+              help="Run every task on a relabelled copy (names like p-7f3a, this seed); plans are mapped back and "
+                   "scored on the original task.")
 @executor_options(llm=True)
 def run(**opts: object) -> None:
     """Run one approach on a set of tasks; one JSONL record per run.
@@ -127,6 +133,8 @@ def run(**opts: object) -> None:
                                   transport=str(opts["transport"]),
                                   command=parse_command(opts["server_command"]))  # type: ignore[arg-type]
     out = Path(str(opts["out"]))
+    if opts["observation"] is not None and method != "agentic":
+        raise click.UsageError("--observe applies to --method agentic only")
     config = ExperimentConfig(
         method, params, experiment_id=str(opts["experiment_id"] or out.name), budget_s=float(opts["budget"]),  # type: ignore[arg-type]
         replicates=int(opts["replicates"]), concurrency=int(opts["concurrency"]), toolbox=toolbox,  # type: ignore[arg-type]
@@ -137,7 +145,18 @@ def run(**opts: object) -> None:
         proof_budget=opts.get("proof_budget") if method == "agentic" else None,  # type: ignore[arg-type]
         rerun_outcomes=tuple(opts["rerun_outcomes"]), rerun_contaminated=bool(opts["rerun_contaminated"]),  # type: ignore[arg-type]
         max_retries=int(opts["max_retries"]),  # type: ignore[arg-type]
+        observation=opts["observation"],  # type: ignore[arg-type]
+        relabel_seed=opts["relabel_seed"],  # type: ignore[arg-type]
     )
+    if config.observation is not None and tasks:
+        from ..errors import PDDLError
+        from .variants import observed_problem_text
+
+        try:
+            observed_problem_text(tasks[0], config.observation)
+        except PDDLError as err:
+            click.echo(f"error: --observe: {err.message}" + (f"; hint: {err.hint}" if err.hint else ""), err=True)
+            sys.exit(2)
     try:
         provider = create_provider(str(opts["provider"]), str(opts["model"]), base_url=opts["base_url"],  # type: ignore[arg-type]
                                    api_key_env=opts["api_key_env"])  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..relabel import MAPPING_FILE, Relabelling
 from .clock import FakeClock
 from .mcp_bridge import Toolbox, ToolboxSettings, ToolOutcome
 from .prompts import prompt_set
@@ -73,6 +74,15 @@ def _recorded_session_ids(events: list[dict[str, Any]]) -> list[str]:
     return ids
 
 
+def _under(root: Path, recorded: str) -> Path:
+    """A relabelled copy's file as recorded, or found again under the results
+    folder ``root`` when that folder was given by another path."""
+    path = Path(recorded)
+    if path.exists() or "relabelled" not in path.parts:
+        return path
+    return root.joinpath(*path.parts[path.parts.index("relabelled"):])
+
+
 def compare_records(old: dict[str, Any], new: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """The compared fields that differ, as ``{field: (old, new)}``."""
     return {k: (old.get(k), new.get(k)) for k in COMPARED if old.get(k) != new.get(k)}
@@ -118,7 +128,15 @@ async def replay_run(results_dir: Path | str, trace_file: Path | str, *, out_tra
         budget_s=float(config["budget_s"]), toolbox=toolbox_settings, session_init=config.get("session_init", "model"),
         feedback=config.get("feedback"), rendering=config.get("rendering"), prompts=prompts,
         max_retries=int(config.get("max_retries", 8)),
+        observation=config.get("observation"), relabel_seed=config.get("relabel_seed"),
     )
+    relabelled = None
+    served = task  # the files the run's server read: the relabelled copy, if any
+    if exp.relabel_seed is not None:  # the copy the run saw, as written under the results folder
+        info = old.get("relabel") or {}
+        served = TaskSpec(old["instance_id"], _under(store.root, info["domain"]), _under(store.root, info["problem"]))
+        mapping = Relabelling.from_json(json.loads((served.domain_path.parent / MAPPING_FILE).read_text()))
+        relabelled = {old["instance_id"]: (served, mapping)}
     clock = FakeClock(0.0)
     provider = ReplayProvider(events, clock=clock, start=0.0, budget_s=exp.budget_s)
 
@@ -136,10 +154,11 @@ async def replay_run(results_dir: Path | str, trace_file: Path | str, *, out_tra
         clock.advance(seconds)
 
     ctx = RunContext(exp, _Described(), clock, sleep, None, {"shown": (tools or {}).get("shown"),
-                                                            "shown_sha256": (tools or {}).get("shown_sha256")})
+                                                            "shown_sha256": (tools or {}).get("shown_sha256")},
+                     relabelled=relabelled)
     replicate = int(old.get("replicate") or 0)
     if exp.method == "agentic":
-        async with Toolbox(toolbox_settings, allowed_files=task_files(task)) as toolbox:
+        async with Toolbox(toolbox_settings, allowed_files=task_files(served)) as toolbox:
             mapped = SessionMappingToolbox(toolbox, _recorded_session_ids(events))
             new = await execute_run(ctx, task, replicate, out_trace, toolbox=mapped)  # type: ignore[arg-type]
     else:

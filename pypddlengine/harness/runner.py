@@ -27,6 +27,7 @@ from .provider_base import Provider
 from .records import RUN_SCHEMA, ResultsStore, TraceWriter, env_info, machine_info, utc_now
 from .tasks import TaskSpec
 from .types import CallParams
+from .variants import Relabelled, map_back, observed_problem_text, relabel_tasks
 
 if TYPE_CHECKING:
     from .remote import RemoteRuns
@@ -55,10 +56,16 @@ class ExperimentConfig:
     rerun_contaminated: bool = False
     max_retries: int = 8
     prompts: PromptSet | None = None
+    observation: str | None = None
+    """Agentic: partial-observability rules pinned on initialise_session (see :mod:`.variants`)."""
+    relabel_seed: int | None = None
+    """Run every task on a relabelled copy with this seed; plans are mapped back for scoring."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"unknown method {self.method!r}; use one of {', '.join(METHODS)}")
+        if self.observation is not None and self.method != "agentic":
+            raise ValueError("observation rules apply to the agentic method only")
         if self.concurrency < 1 or self.replicates < 1:
             raise ValueError("concurrency and replicates must be at least 1")
         if self.prompts is None:
@@ -78,7 +85,7 @@ class ExperimentConfig:
         assert self.prompts is not None
         self.prompts.feedback_text(self.feedback)  # a level the prompt cannot explain is refused here
         settings = {"feedback": self.feedback, "rendering": self.rendering, "heuristic": self.heuristic,
-                    "proof_budget": self.proof_budget}  # the last two only when set
+                    "proof_budget": self.proof_budget, "observation": self.observation}  # the last three when set
         for key, value in settings.items():
             if value is None:
                 continue
@@ -107,6 +114,10 @@ class ExperimentConfig:
                 out["heuristic"] = self.heuristic
             if self.proof_budget is not None:
                 out["proof_budget"] = self.proof_budget
+        if self.observation is not None:  # left out when unset, so earlier manifests still match
+            out["observation"] = self.observation
+        if self.relabel_seed is not None:
+            out["relabel_seed"] = self.relabel_seed
         return out
 
 
@@ -122,6 +133,8 @@ class RunContext:
     """A toolbox whose server reads only the given task's files."""
     tools_info: dict[str, Any] | None = None
     gate: RateGate | None = None  # rate limits shared with other workers (Ray)
+    relabelled: Relabelled | None = None
+    """The relabelled copy of each task (``config.relabel_seed``)."""
 
 
 def _round(x: float) -> float:
@@ -216,7 +229,15 @@ async def execute_run(
     started_at = utc_now()
     opened: Toolbox | None = None
     open_error: Exception | None = None
-    if config.method == "agentic" and toolbox is None:
+    original = task
+    if ctx.relabelled is not None:
+        task, mapping = ctx.relabelled[original.instance_id]
+    if config.observation is not None:
+        try:
+            task = replace(task, shown_problem=observed_problem_text(task, config.observation))
+        except Exception as err:  # bad rules end this run as an error; the experiment goes on
+            open_error = err
+    if config.method == "agentic" and toolbox is None and open_error is None:
         assert ctx.toolbox_factory is not None
         try:
             candidate = ctx.toolbox_factory(task)
@@ -245,10 +266,18 @@ async def execute_run(
             logging.getLogger("pypddlengine.harness").exception("run %s/%s failed", task.instance_id, replicate)
             result = MethodResult("error", "harness_error", message=f"{type(err).__name__}: {err}")
         wall = deadline.elapsed()
+        relabel_info = None
+        if ctx.relabelled is not None:
+            result, relabel_info = map_back(result, original, task, mapping)
         trace.event("run_end", outcome=result.outcome, detail=result.detail, wall_s=_round(wall))
         trace.close()
-        return build_record(ctx=ctx, task=task, replicate=replicate, run_id=run_id, started_at=started_at,
-                            wall_s=wall, result=result, caller=caller, trace_file=trace_name)
+        record = build_record(ctx=ctx, task=original, replicate=replicate, run_id=run_id, started_at=started_at,
+                              wall_s=wall, result=result, caller=caller, trace_file=trace_name)
+        if relabel_info is not None:
+            record["relabel"] = relabel_info
+        if config.observation is not None:
+            record["observation"] = config.observation
+        return record
     finally:
         if opened is not None:
             await opened.__aexit__(None, None, None)
@@ -315,7 +344,10 @@ async def _run_locked(
 
         async with Toolbox(settings, allowed_files=()) as probe:  # the listing goes into the manifest
             tools_info = probe.describe()
-    ctx = RunContext(config, provider, clock, sleep, toolbox_factory, tools_info)
+    relabelled = None
+    if config.relabel_seed is not None:
+        relabelled = relabel_tasks(tasks, config.relabel_seed, store.root / "relabelled")
+    ctx = RunContext(config, provider, clock, sleep, toolbox_factory, tools_info, relabelled=relabelled)
     described = config.describe(provider)
     if tools_info is not None:
         described["tools"] = tools_info

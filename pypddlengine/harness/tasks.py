@@ -33,6 +33,8 @@ class TaskSpec:
     domain_path: Path
     problem_path: Path
     order: int = 0
+    shown_problem: str | None = None
+    """The problem text the prompt shows instead of the file's (partial observability)."""
 
     @cached_property
     def domain_text(self) -> str:

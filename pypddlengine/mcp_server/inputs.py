@@ -156,7 +156,8 @@ def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[st
 
 def build_session(
     options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, cancel: threading.Event | None = None,
-    heuristic: str = "h_ff", proof_budget: int = 0,
+    heuristic: str = "h_ff", proof_budget: int = 0, *,
+    observation: str | None = None, detect_loops: bool | None = None,
 ) -> Session:
     """Parse, check and ground (CPU-bound: runs in a worker thread); setting
     ``cancel`` stops the grounding within a few milliseconds."""
@@ -166,7 +167,7 @@ def build_session(
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
     return Session(ground(compile_task(d, p), grounding), feedback=feedback, heuristic=heuristic,
-                   proof_budget=proof_budget)
+                   proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:

@@ -29,6 +29,8 @@ __all__ = [
     "ActionSchemaView",
     "ActionsPage",
     "BundledTasks",
+    "CheckpointInfo",
+    "CheckpointOutcome",
     "CloseOutcome",
     "Counters",
     "ExplainOutcome",
@@ -119,6 +121,7 @@ class Counters(_Model):
     failed_attempts: int = Field(description="execute_single_action calls that changed nothing")
     resets: int
     undos: int = Field(description="actions undone by undo_last_action")
+    restores: int | None = Field(None, description="restore_checkpoint calls (absent: none)")
     attempts_left: int = Field(description="execute attempts left before STEP_LIMIT")
     tool_calls: int = Field(description="calls of any tool on this session, this one included")
 
@@ -151,6 +154,8 @@ class SessionSummary(_Model):
     max_steps: int | None = None
     idle_timeout_s: float | None = None
     label: str | None = None
+    observation: str | None = Field(None, description="the rules hiding atoms from states (partial observability)")
+    detect_loops: bool | None = Field(None, description="whether feedback says when a state repeats")
     feedback: FeedbackView | None = None
     next: str | None = Field(None, description="what to call next")
 
@@ -212,6 +217,23 @@ class UndoOutcome(_Model):
     added: list[str] | None = None
     deleted: list[str] | None = None
     state: StateAtoms | None = None
+
+
+class CheckpointInfo(_Model):
+    name: str
+    step: int = Field(description="actions in the checkpoint's history")
+
+
+class CheckpointOutcome(_Model):
+    """The result of save_checkpoint, restore_checkpoint and delete_checkpoint."""
+
+    name: str
+    step: int = Field(description="the session's step after the call")
+    goal_reached: bool | None = None
+    added: list[str] | None = Field(None, description="atoms that became true (restore)")
+    deleted: list[str] | None = Field(None, description="atoms that became false (restore)")
+    state: StateAtoms | None = None
+    checkpoints: list[CheckpointInfo] = Field(description="the session's checkpoints, oldest first")
 
 
 class HistoryView(_Model):

@@ -105,7 +105,9 @@ class View:
         return {name: sorted(groups[name], key=natural_key) for name in sorted(groups)}
 
     def state_ids(self, state: State, include_static: bool | None) -> State:
+        """The atoms of ``state`` to show: the visible ones (partial observability), static ones if asked."""
         static = (self.plain or self.paper) if include_static is None else include_static
+        state = self.session.observe(state)
         return state if static else state - self.task.static_atoms
 
     def state(self, include_static: bool | None = None) -> m.StateAtoms:
@@ -128,9 +130,13 @@ class View:
         added: Iterable[str] = (),
         deleted: Iterable[str] = (),
     ) -> m.FeedbackView | None:
-        """The compact form of the engine's feedback (``None`` at level plain)."""
-        if fb is None or fb.goals is None:
+        """The compact form of the engine's feedback (``None`` at level plain,
+        unless the session detects loops)."""
+        if fb is None:
             return None
+        if fb.goals is None:
+            loop = fb.revisited_step is not None
+            return m.FeedbackView(revisited_step=fb.revisited_step, notes=list(fb.notes) or None) if loop else None
         goals = fb.goals
         unsatisfied, more = self.goal_list(goals.unsatisfied)
         achieved = [a for a in added if a in self.entry.goal_pos]
@@ -178,7 +184,9 @@ class View:
         )
 
     def diff(self, before: State, after: State) -> tuple[list[str] | None, list[str] | None]:
+        """Atoms that became true and false, as far as the agent sees them."""
         render = self.task.render_atom
+        before, after = self.session.observe(before), self.session.observe(after)
         added = sorted((render(a) for a in after - before), key=natural_key)
         deleted = sorted((render(d) for d in before - after), key=natural_key)
         return added or None, deleted or None

@@ -149,8 +149,9 @@ INSTRUCTIONS = """\
 Step-wise PDDL simulation. Start with initialise_session (PDDL text, file paths, or a bundled task such as \
 'blocksworld/p01'; see list_bundled_tasks); it returns a session_id that every other tool needs. Then loop: \
 query_current_state, query_applicable_actions, execute_single_action (one action, e.g. '(unstack c a)'). \
-reset_to_initial_state or undo_last_action go back; validate_complete_plan checks a plan (the session's history \
-by default); close_session frees the session. Errors start with [CODE] and say what to do next."""
+reset_to_initial_state or undo_last_action go back, save_checkpoint and restore_checkpoint return to a named \
+point; validate_complete_plan checks a plan (the session's history by default); close_session frees the session. \
+Errors start with [CODE] and say what to do next."""
 
 SessionId = Annotated[
     str, Field(min_length=1, max_length=128, description="the session_id returned by initialise_session")
@@ -158,6 +159,7 @@ SessionId = Annotated[
 ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
+CheckpointName = Annotated[str, Field(min_length=1, max_length=64, description="the checkpoint's name")]
 FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
 HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
 MAX_PROOF_BUDGET = 100_000
@@ -231,6 +233,12 @@ def build_server(
             ge=0, le=MAX_PROOF_BUDGET, description="at feedback heuristic/full, how many states a breadth-first "
             "search may visit after each step to prove a dead end or find that a plan exists (default 0: only the "
             "relaxed proof)")] = None,
+        observation: Annotated[str | None, Field(
+            max_length=2000,
+            description="partial observability: rules hiding atoms from states, e.g. 'blocksworld-top2' (only "
+                        "the top two blocks of a stack are seen), 'hide PRED [ARG|?...]'; ';' separates rules")] = None,
+        detect_loops: Annotated[bool | None, Field(
+            description="report repeated states at any feedback level")] = None,
     ) -> Annotated[CallToolResult, m.SessionSummary]:
         """Start a simulation session on a PDDL task and return its session_id.
 
@@ -249,7 +257,8 @@ def build_server(
                     raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
                                       f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
                 try:
-                    built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0)
+                    built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0,
+                                          observation=observation, detect_loops=detect_loops)
                     return built, built.goal_status()
                 finally:
                     slot.release()
@@ -281,7 +290,7 @@ def build_server(
             view = View(entry, opts)
 
             def summary() -> m.SessionSummary:
-                static = session.task.static_atoms & session.state
+                static = session.task.static_atoms & session.observe()
                 return m.SessionSummary(
                     session_id=entry.session_id,
                     domain=entry.domain,
@@ -299,6 +308,8 @@ def build_server(
                     max_steps=entry.max_steps,
                     idle_timeout_s=opts.idle_timeout,
                     label=entry.label,
+                    observation=session.observation.text if session.observation else None,
+                    detect_loops=session.detect_loops or None,
                     feedback=view.current_feedback(),
                     next="call query_current_state and query_applicable_actions, then execute_single_action",
                 )
@@ -492,6 +503,62 @@ def build_server(
                 deleted=deleted,
                 state=view.maybe_state(include_state),
             )
+
+        return _reply(await store.run(entry, work))
+
+    def checkpoint_list(entry: SessionEntry) -> list[m.CheckpointInfo]:
+        return [m.CheckpointInfo(name=c.name, step=c.step) for c in entry.session.checkpoints()]
+
+    def checkpoint_call(call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except PDDLError as err:
+            raise ToolFailure.from_pddl(err) from None
+
+    @_tool(server, _writes(destructive=False, idempotent=True))
+    async def save_checkpoint(session_id: SessionId, checkpoint: CheckpointName) -> Annotated[CallToolResult,
+                                                                                             m.CheckpointOutcome]:
+        """Save the state and action history under a name; restore_checkpoint returns to it."""
+        entry = entry_of(session_id)
+
+        def work() -> m.CheckpointOutcome:
+            cp = checkpoint_call(lambda: entry.session.save(checkpoint))
+            return m.CheckpointOutcome(name=cp.name, step=cp.step, checkpoints=checkpoint_list(entry))
+
+        return _reply(await store.run(entry, work))
+
+    @_tool(server, _writes(destructive=True, idempotent=True))
+    async def restore_checkpoint(
+        session_id: SessionId,
+        checkpoint: CheckpointName,
+        include_state: Annotated[bool | None, Field(description="also return the whole state")] = None,
+    ) -> Annotated[CallToolResult, m.CheckpointOutcome]:
+        """Go back to a checkpoint's state and action history; the reply lists the atoms that changed."""
+        entry = entry_of(session_id)
+        view = View(entry, opts)
+
+        def work() -> m.CheckpointOutcome:
+            s = entry.session
+            before = s.state
+            cp = checkpoint_call(lambda: s.restore(checkpoint))
+            entry.restores += 1
+            added, deleted = view.diff(before, s.state)
+            return m.CheckpointOutcome(name=cp.name, step=cp.step, goal_reached=s.is_goal(), added=added,
+                                       deleted=deleted, state=view.maybe_state(include_state),
+                                       checkpoints=checkpoint_list(entry))
+
+        return _reply(await store.run(entry, work))
+
+    @_tool(server, _writes(destructive=True, idempotent=False))
+    async def delete_checkpoint(session_id: SessionId, checkpoint: CheckpointName) -> Annotated[CallToolResult,
+                                                                                               m.CheckpointOutcome]:
+        """Forget a saved checkpoint (the state and history do not change)."""
+        entry = entry_of(session_id)
+
+        def work() -> m.CheckpointOutcome:
+            cp = checkpoint_call(lambda: entry.session.delete_checkpoint(checkpoint))
+            return m.CheckpointOutcome(name=cp.name, step=len(entry.session.history),
+                                       checkpoints=checkpoint_list(entry))
 
         return _reply(await store.run(entry, work))
 

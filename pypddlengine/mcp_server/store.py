@@ -118,6 +118,7 @@ class SessionEntry:
     failed_attempts: int = 0
     resets: int = 0
     undos: int = 0
+    restores: int = 0
     goal_pos: frozenset[str] = frozenset()
     goal_neg: frozenset[str] = frozenset()
 
@@ -135,6 +136,7 @@ class SessionEntry:
             failed_attempts=self.failed_attempts,
             resets=self.resets,
             undos=self.undos,
+            restores=self.restores or None,
             attempts_left=self.attempts_left,
             tool_calls=self.tool_calls,
         )

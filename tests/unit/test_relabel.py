@@ -3,6 +3,7 @@ random walks that agree step by step, mapped plans valid on the copy."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -88,3 +89,35 @@ def test_mapping_json_round_trip_and_errors() -> None:
         Relabelling.from_json({"schema": "something else"})
     with pytest.raises(PDDLError):
         Relabelling.from_json({"schema": "pypddl.relabel/1", "objects": ["a"]})
+
+
+def test_relabelled_files_give_each_problem_a_file() -> None:
+    from pypddlengine.relabel import MAPPING_FILE, relabelled_files
+
+    domain, problem = models("blocksworld/p01")
+    files, mapping = relabelled_files(("d.pddl", domain), [("one.pddl", problem), ("two.pddl", problem)], 2)
+    names = json.loads(files[MAPPING_FILE])["files"]["problems"]
+    new = mapping.names["problems"]["p01"]
+    assert names == {"one.pddl": f"{new}.pddl", "two.pddl": f"{new}-2.pddl"}
+    assert sorted(files) == sorted(["domain.pddl", MAPPING_FILE, f"{new}.pddl", f"{new}-2.pddl"])
+    assert files[f"{new}.pddl"] == files[f"{new}-2.pddl"]
+
+
+def test_every_text_field_of_the_model_is_renamed_or_declared_not_a_name() -> None:
+    """A model class added later (say for derived predicates) with a name field
+    the relabelling does not know would leave an original name in the copy."""
+    import dataclasses
+    import inspect
+
+    import pypddlengine.model as model
+    from pypddlengine.relabel import _NAME_FIELDS, _SKIP, NOT_NAMES
+
+    unknown = []
+    for name, cls in inspect.getmembers(model, inspect.isclass):
+        if not (dataclasses.is_dataclass(cls) and cls.__module__ == model.__name__):
+            continue
+        for f in dataclasses.fields(cls):
+            known = (name, f.name) in _NAME_FIELDS or f.name in NOT_NAMES.get(name, ()) or f.name in _SKIP
+            if "str" in str(f.type) and f.name != "display" and not known:
+                unknown.append(f"{name}.{f.name}")
+    assert not unknown, f"text fields relabel neither renames nor lists in NOT_NAMES: {unknown}"
