@@ -87,11 +87,18 @@ class RelaxedTask:
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
         self._inf = [INF] * (n + 1)
         self._none = [-1] * (n + 1)
-        by_add: list[list[int]] = [[] for _ in range(n + 1)]
-        for i, adds in enumerate(self.add):
-            for a in adds:
-                by_add[a].append(i)
-        self.by_add: list[tuple[int, ...]] = [tuple(x) for x in by_add]
+        self._by_add: list[tuple[int, ...]] | None = None
+
+    @property
+    def by_add(self) -> list[tuple[int, ...]]:
+        """Atom -> the operators that add it (built on first use)."""
+        if self._by_add is None:
+            by_add: list[list[int]] = [[] for _ in range(self.n_atoms + 1)]
+            for i, adds in enumerate(self.add):
+                for a in adds:
+                    by_add[a].append(i)
+            self._by_add = [tuple(x) for x in by_add]
+        return self._by_add
 
     # ------------------------------------------------------------------ values
 
@@ -263,7 +270,7 @@ class IncrementalEvaluator:
 
     def _update(self, removed: State, added: State, state: State) -> bool:
         rt, cost, sup = self.rt, self._cost, self._sup
-        by_pre, add = rt.by_pre, rt.add
+        by_pre, add, by_add = rt.by_pre, rt.add, rt.by_add
         limit = self.max_affected * rt.n_atoms
         affected = set(removed)
         stack = list(removed)
@@ -281,7 +288,7 @@ class IncrementalEvaluator:
             sup[x] = -1
         heap: list[tuple[float, int]] = []
         for x in affected:
-            for o in rt.by_add[x]:
+            for o in by_add[x]:
                 c = self._op_cost(o)
                 if c < cost[x]:
                     cost[x] = c
