@@ -23,6 +23,15 @@ settled, so states near the goal are cheap; when some goal atom is never
 settled it has run to exhaustion, and those goal atoms are unreachable even
 ignoring deletes: a proof that no plan exists from the state.
 
+Speed (``bench/bench_heuristics.py``, a loaded 2-core machine): h_FF takes
+about 11 ms at 50 blocks, 60 ms at 100 and 2.3 s at 400, 3 to 9 times faster
+than pyperplan's h_FF on the same states and with the same mean value; the
+per-operator work is already a counter decrement, so the issue's targets (5 ms
+at 100 blocks, 20 ms at 400) would need vectorised code. The
+:class:`IncrementalEvaluator` gives exactly the same costs from the previous
+state's exploration but does not pay on Blocksworld (see its docstring), so
+sessions evaluate each state from scratch.
+
 Negative preconditions and negative goals are dropped by the relaxation.
 ``INF`` (``math.inf``) stands for "unreachable".
 """
