@@ -23,6 +23,15 @@ settled, so states near the goal are cheap; when some goal atom is never
 settled it has run to exhaustion, and those goal atoms are unreachable even
 ignoring deletes: a proof that no plan exists from the state.
 
+Speed (``bench/bench_heuristics.py``, a loaded 2-core machine): h_FF takes
+about 11 ms at 50 blocks, 60 ms at 100 and 2.3 s at 400, 3 to 9 times faster
+than pyperplan's h_FF on the same states and with the same mean value; the
+per-operator work is already a counter decrement, so the issue's targets (5 ms
+at 100 blocks, 20 ms at 400) would need vectorised code. The
+:class:`IncrementalEvaluator` gives exactly the same costs from the previous
+state's exploration but does not pay on Blocksworld (see its docstring), so
+sessions evaluate each state from scratch.
+
 Negative preconditions and negative goals are dropped by the relaxation.
 ``INF`` (``math.inf``) stands for "unreachable".
 """
@@ -93,11 +102,18 @@ class RelaxedTask:
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
         self._inf = [INF] * (n + 1)
         self._none = [-1] * (n + 1)
-        by_add: list[list[int]] = [[] for _ in range(n + 1)]
-        for i, adds in enumerate(self.add):
-            for a in adds:
-                by_add[a].append(i)
-        self.by_add: list[tuple[int, ...]] = [tuple(x) for x in by_add]
+        self._by_add: list[tuple[int, ...]] | None = None
+
+    @property
+    def by_add(self) -> list[tuple[int, ...]]:
+        """Atom -> the operators that add it (built on first use)."""
+        if self._by_add is None:
+            by_add: list[list[int]] = [[] for _ in range(self.n_atoms + 1)]
+            for i, adds in enumerate(self.add):
+                for a in adds:
+                    by_add[a].append(i)
+            self._by_add = [tuple(x) for x in by_add]
+        return self._by_add
 
     # ------------------------------------------------------------------ values
 
@@ -278,7 +294,7 @@ class IncrementalEvaluator:
 
     def _update(self, removed: State, added: State, state: State) -> bool:
         rt, cost, sup = self.rt, self._cost, self._sup
-        by_pre, add = rt.by_pre, rt.add
+        by_pre, add, by_add = rt.by_pre, rt.add, rt.by_add
         limit = self.max_affected * rt.n_atoms
         affected = set(removed)
         stack = list(removed)
@@ -296,7 +312,7 @@ class IncrementalEvaluator:
             sup[x] = -1
         heap: list[tuple[float, int]] = []
         for x in affected:
-            for o in rt.by_add[x]:
+            for o in by_add[x]:
                 c = self._op_cost(o)
                 if c < cost[x]:
                     cost[x] = c

@@ -78,7 +78,7 @@ __all__ = [
 
 HEURISTIC_CHOICES = ("h_ff", "h_add", "h_max", "goal_count", "lm_count")
 """What :attr:`Feedback.distance` can measure (the ``heuristic`` option)."""
-LANDMARK_AUTO_LIMIT = 100_000
+LANDMARK_AUTO_LIMIT = 50_000
 """With ``landmarks=None`` landmarks are tracked when the task has at most
 this many relaxed operators (their analysis grows with the task)."""
 SHOWN = 10
