@@ -206,9 +206,9 @@ class CheckpointInfo(_Model):
 
 
 class CheckpointOutcome(_Model):
-    """The result of save_checkpoint, restore_checkpoint and delete_checkpoint."""
+    """The result of the checkpoint tool."""
 
-    name: str
+    name: str | None = Field(None, description="the checkpoint saved, restored or deleted")
     step: int = Field(description="the session's step after the call")
     goal_reached: bool | None = None
     added: list[str] | None = Field(None, description="atoms that became true (restore)")
