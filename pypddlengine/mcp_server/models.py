@@ -104,7 +104,7 @@ class Counters(_Model):
     failed_attempts: int = Field(description="execute_single_action calls that changed nothing")
     resets: int
     undos: int = Field(description="actions undone by undo_last_action")
-    restores: int | None = Field(None, description="restore_checkpoint calls (absent: none)")
+    restores: int | None = Field(None, description="checkpoint restores (absent: none)")
     attempts_left: int = Field(description="execute attempts left before STEP_LIMIT")
     tool_calls: int = Field(description="calls of any tool on this session, this one included")
 
