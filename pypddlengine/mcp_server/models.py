@@ -121,7 +121,7 @@ class Counters(_Model):
     failed_attempts: int = Field(description="execute_single_action calls that changed nothing")
     resets: int
     undos: int = Field(description="actions undone by undo_last_action")
-    restores: int | None = Field(None, description="restore_checkpoint calls (absent: none)")
+    restores: int | None = Field(None, description="checkpoint restores (absent: none)")
     attempts_left: int = Field(description="execute attempts left before STEP_LIMIT")
     tool_calls: int = Field(description="calls of any tool on this session, this one included")
 
@@ -225,9 +225,9 @@ class CheckpointInfo(_Model):
 
 
 class CheckpointOutcome(_Model):
-    """The result of save_checkpoint, restore_checkpoint and delete_checkpoint."""
+    """The result of the checkpoint tool."""
 
-    name: str
+    name: str | None = Field(None, description="the checkpoint saved, restored or deleted")
     step: int = Field(description="the session's step after the call")
     goal_reached: bool | None = None
     added: list[str] | None = Field(None, description="atoms that became true (restore)")

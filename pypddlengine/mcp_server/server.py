@@ -149,8 +149,8 @@ INSTRUCTIONS = """\
 Step-wise PDDL simulation. Start with initialise_session (PDDL text, file paths, or a bundled task such as \
 'blocksworld/p01'; see list_bundled_tasks); it returns a session_id that every other tool needs. Then loop: \
 query_current_state, query_applicable_actions, execute_single_action (one action, e.g. '(unstack c a)'). \
-reset_to_initial_state or undo_last_action go back, save_checkpoint and restore_checkpoint return to a named \
-point; validate_complete_plan checks a plan (the session's history by default); close_session frees the session. \
+reset_to_initial_state or undo_last_action go back, checkpoint saves and restores named points; \
+validate_complete_plan checks a plan (the session's history by default); close_session frees the session. \
 Errors start with [CODE] and say what to do next."""
 
 SessionId = Annotated[
@@ -159,7 +159,6 @@ SessionId = Annotated[
 ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
-CheckpointName = Annotated[str, Field(min_length=1, max_length=64, description="the checkpoint's name")]
 FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
 HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
 MAX_PROOF_BUDGET = 100_000
@@ -506,59 +505,37 @@ def build_server(
 
         return _reply(await store.run(entry, work))
 
-    def checkpoint_list(entry: SessionEntry) -> list[m.CheckpointInfo]:
-        return [m.CheckpointInfo(name=c.name, step=c.step) for c in entry.session.checkpoints()]
-
-    def checkpoint_call(call: Callable[[], Any]) -> Any:
-        try:
-            return call()
-        except PDDLError as err:
-            raise ToolFailure.from_pddl(err) from None
-
-    @_tool(server, _writes(destructive=False, idempotent=True))
-    async def save_checkpoint(session_id: SessionId, checkpoint: CheckpointName) -> Annotated[CallToolResult,
-                                                                                             m.CheckpointOutcome]:
-        """Save the state and action history under a name; restore_checkpoint returns to it."""
-        entry = entry_of(session_id)
-
-        def work() -> m.CheckpointOutcome:
-            cp = checkpoint_call(lambda: entry.session.save(checkpoint))
-            return m.CheckpointOutcome(name=cp.name, step=cp.step, checkpoints=checkpoint_list(entry))
-
-        return _reply(await store.run(entry, work))
-
-    @_tool(server, _writes(destructive=True, idempotent=True))
-    async def restore_checkpoint(
+    @_tool(server, _writes(destructive=True, idempotent=False))
+    async def checkpoint(
         session_id: SessionId,
-        checkpoint: CheckpointName,
-        include_state: Annotated[bool | None, Field(description="also return the whole state")] = None,
+        op: Annotated[Literal["save", "restore", "delete", "list"], Field(
+            description="save the state and action history under the name, restore them (the reply lists the atoms "
+                        "that changed), delete the checkpoint, or list the checkpoints")],
+        checkpoint: Annotated[str | None, Field(min_length=1, max_length=64, description="its name")] = None,
+        include_state: Annotated[bool | None, Field(description="restore: also return the whole state")] = None,
     ) -> Annotated[CallToolResult, m.CheckpointOutcome]:
-        """Go back to a checkpoint's state and action history; the reply lists the atoms that changed."""
+        """Named checkpoints of the session: save, restore, delete or list them."""
         entry = entry_of(session_id)
         view = View(entry, opts)
+        if op != "list" and checkpoint is None:
+            raise ToolFailure(MISSING_ARGUMENT, f"checkpoint: op '{op}' needs the checkpoint's name",
+                              "e.g. checkpoint='tower-done'", details={"argument": "checkpoint"})
 
         def work() -> m.CheckpointOutcome:
             s = entry.session
             before = s.state
-            cp = checkpoint_call(lambda: s.restore(checkpoint))
-            entry.restores += 1
-            added, deleted = view.diff(before, s.state)
-            return m.CheckpointOutcome(name=cp.name, step=cp.step, goal_reached=s.is_goal(), added=added,
-                                       deleted=deleted, state=view.maybe_state(include_state),
-                                       checkpoints=checkpoint_list(entry))
-
-        return _reply(await store.run(entry, work))
-
-    @_tool(server, _writes(destructive=True, idempotent=False))
-    async def delete_checkpoint(session_id: SessionId, checkpoint: CheckpointName) -> Annotated[CallToolResult,
-                                                                                               m.CheckpointOutcome]:
-        """Forget a saved checkpoint (the state and history do not change)."""
-        entry = entry_of(session_id)
-
-        def work() -> m.CheckpointOutcome:
-            cp = checkpoint_call(lambda: entry.session.delete_checkpoint(checkpoint))
-            return m.CheckpointOutcome(name=cp.name, step=len(entry.session.history),
-                                       checkpoints=checkpoint_list(entry))
+            calls = {"save": s.save, "restore": s.restore, "delete": s.delete_checkpoint}
+            try:
+                cp = calls[op](checkpoint) if op in calls else None  # type: ignore[arg-type]
+            except PDDLError as err:
+                raise ToolFailure.from_pddl(err) from None
+            restored = op == "restore"
+            entry.restores += restored
+            added, deleted = view.diff(before, s.state) if restored else (None, None)
+            return m.CheckpointOutcome(
+                name=cp.name if cp else None, step=len(s.history), goal_reached=s.is_goal() if restored else None,
+                added=added, deleted=deleted, state=view.maybe_state(include_state) if restored else None,
+                checkpoints=[m.CheckpointInfo(name=c.name, step=c.step) for c in s.checkpoints()])
 
         return _reply(await store.run(entry, work))
 

@@ -39,29 +39,32 @@ async def test_save_restore_list_delete(stools: SchemaTools) -> None:
     sid = (await stools.ok("initialise_session", **BW3, rendering="plain"))["session_id"]
     for a in BW3_PLAN[:2]:
         await stools.ok("execute_single_action", session_id=sid, action=a)
-    saved = await stools.ok("save_checkpoint", session_id=sid, checkpoint="c-down")
-    assert saved["step"] == 2 and saved["checkpoints"] == [{"name": "c-down", "step": 2}]
+    saved = await stools.ok("checkpoint", session_id=sid, op="save", checkpoint="c-down")
+    assert saved["step"] == 2 and saved["checkpoints"] == [{"name": "c-down", "step": 2}] and "added" not in saved
     for a in BW3_PLAN[2:]:
         await stools.ok("execute_single_action", session_id=sid, action=a)
-    back = await stools.ok("restore_checkpoint", session_id=sid, checkpoint="c-down", include_state=True)
+    back = await stools.ok("checkpoint", session_id=sid, op="restore", checkpoint="c-down", include_state=True)
     engine = Session(BW_DOMAIN, BW3["problem"])
     for a in BW3_PLAN:
         engine.execute(a)
     at_goal = set(engine.state_atoms())
     engine.undo(4)
-    assert back["step"] == 2 and back["goal_reached"] is False
+    assert back["step"] == 2 and back["goal_reached"] is False and back["name"] == "c-down"
     assert flatten(back["state"]) == engine.state_atoms()
     assert set(back["added"]) == set(engine.state_atoms()) - at_goal
     assert set(back["deleted"]) == at_goal - set(engine.state_atoms())
     history = await stools.ok("query_action_history", session_id=sid)
     assert history["actions"] == BW3_PLAN[:2] and history["counters"]["restores"] == 1
-    assert back["checkpoints"] == [{"name": "c-down", "step": 2}]
-    gone = await stools.ok("delete_checkpoint", session_id=sid, checkpoint="c-down")
+    listed = await stools.ok("checkpoint", session_id=sid, op="list")
+    assert listed["checkpoints"] == [{"name": "c-down", "step": 2}] and "name" not in listed
+    gone = await stools.ok("checkpoint", session_id=sid, op="delete", checkpoint="c-down")
     assert gone["checkpoints"] == [] and gone["step"] == 2
-    err = await stools.error("restore_checkpoint", session_id=sid, checkpoint="c-down")
+    err = await stools.error("checkpoint", session_id=sid, op="restore", checkpoint="c-down")
     assert err.code == "UNKNOWN_CHECKPOINT" and "none" in err.data["error"]["hint"]
-    assert (await stools.error("save_checkpoint", session_id=sid, checkpoint="")).code == "INVALID_ARGUMENT"
-    assert (await stools.error("save_checkpoint", session_id=sid, checkpoint="  ")).code == "BAD_CHECKPOINT_NAME"
+    assert (await stools.error("checkpoint", session_id=sid, op="save", checkpoint="")).code == "INVALID_ARGUMENT"
+    assert (await stools.error("checkpoint", session_id=sid, op="save", checkpoint="  ")).code == "BAD_CHECKPOINT_NAME"
+    assert (await stools.error("checkpoint", session_id=sid, op="save")).code == "MISSING_ARGUMENT"
+    assert (await stools.error("checkpoint", session_id=sid, op="copy", checkpoint="x")).code == "INVALID_ARGUMENT"
     # the session is still usable after every error
     assert (await stools.ok("query_current_state", session_id=sid))["step"] == 2
 

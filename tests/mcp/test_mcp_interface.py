@@ -19,7 +19,7 @@ from pypddlengine.mcp_server import run_server
 pytestmark = pytest.mark.anyio
 
 EXTRA_TOOLS = ("explain_action", "undo_last_action", "close_session", "list_sessions", "list_bundled_tasks",
-               "save_checkpoint", "restore_checkpoint", "delete_checkpoint")
+               "checkpoint")
 READ_ONLY = {"query_current_state", "query_applicable_actions", "query_action_history", "validate_complete_plan",
              "explain_action", "list_sessions", "list_bundled_tasks"}
 

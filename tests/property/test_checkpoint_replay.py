@@ -37,8 +37,7 @@ class CheckpointMachine(RuleBasedStateMachine):
         self.session = Session(DOMAIN, PROBLEM, detect_loops=True)
         self.plan: list[str] = []
         self.saved: dict[str, list[str]] = {}
-        self.last_revisit: int | None = None
-        self.check_revisit = False
+        self.revisits: list[tuple[int, int | None]] = []  # (step, revisited_step) of the last execute burst
 
     @rule(picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6))
     def execute(self, picks: list[int]) -> None:
@@ -48,7 +47,7 @@ class CheckpointMachine(RuleBasedStateMachine):
             r = self.session.execute(action)
             assert r.success and r.step == len(self.plan) + 1
             self.plan.append(action)
-        self.last_revisit, self.check_revisit = r.feedback.revisited_step, True
+            self.revisits.append((r.step, r.feedback.revisited_step))
 
     @rule()
     def execute_inapplicable(self) -> None:
@@ -101,9 +100,10 @@ class CheckpointMachine(RuleBasedStateMachine):
         assert [s.state_after(i) for i in range(len(states))] == states
         first = states.index(states[-1])
         assert s.first_visit() == (first if first < len(self.plan) else None)
-        if self.check_revisit:
-            assert self.last_revisit == (first if first < len(self.plan) else None)
-            self.check_revisit = False
+        for step, revisited in self.revisits:  # each step's loop signal: the first equal state before it
+            earlier = states.index(states[step])
+            assert revisited == (earlier if earlier < step else None), (step, revisited, earlier)
+        self.revisits = []
         assert {c.name: [h.text for h in c.history] for c in s.checkpoints()} == self.saved
 
 
