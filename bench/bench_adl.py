@@ -135,7 +135,7 @@ def measure(name: str, domain: Path, problem: Path, timeout: float) -> dict:
         return {"error": f"timeout after {timeout:.0f} s"}
     if done.returncode:
         lines = done.stderr.strip().splitlines() or ["failed"]
-        return {"error": lines[-1][:100]}
+        return {"error": lines[-1].split(": ")[0].rsplit(".", 1)[-1][:40]}  # the exception's class
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 

@@ -18,7 +18,9 @@ s = open_session(sys.argv[1], sys.argv[2])
 t = s.task
 h = hashlib.sha256()
 h.update(repr(t.atoms).encode())
-h.update(repr([(a.schema.name, a.args, a.pre, a.neg, a.add, a.delete) for a in t.actions]).encode())
+h.update(repr([(a.schema.name, a.args, a.pre, a.neg, a.add, a.delete, getattr(a, "cond", None),
+               getattr(a, "effects", ())) for a in t.actions]).encode())
+h.update(repr(t.general).encode())
 rng = random.Random(7)
 for _ in range(30):
     names = s.applicable_names()
@@ -34,6 +36,8 @@ TASKS = [
     "downward-benchmarks/logistics00/probLOGISTICS-6-0.pddl",
     "downward-benchmarks/tidybot-sat11-strips/p01.pddl",
     "downward-benchmarks/elevators-sat08-strips/p01.pddl",
+    "downward-benchmarks/psr-middle/p05-s34-n3-l2-f50.pddl",  # derived predicates
+    "downward-benchmarks/citycar-sat14-adl/p3-2-2-0-1.pddl",  # conditional and universal effects
 ]
 
 
