@@ -137,6 +137,19 @@ async def scenario(c: Conformance) -> None:
     await c.call("validate_complete_plan", session_id=paper, plan=plan)
     await c.error("validate_complete_plan", "UNBALANCED_PARENTHESES", session_id=sid, plan="(unstack c a")
 
+    await c.call("checkpoint", session_id=sid, op="save", checkpoint="start")
+    await c.call("execute_single_action", session_id=sid, action="(unstack c a)")
+    await c.call("checkpoint", session_id=sid, op="restore", checkpoint="start", include_state=True)
+    await c.call("checkpoint", session_id=sid, op="list")
+    await c.call("checkpoint", session_id=sid, op="delete", checkpoint="start")
+    await c.error("checkpoint", "UNKNOWN_CHECKPOINT", session_id=sid, op="restore", checkpoint="start")
+    await c.error("checkpoint", "MISSING_ARGUMENT", session_id=sid, op="save")
+    seen = await c.call("initialise_session", **BW3, observation="blocksworld-top2", detect_loops=True,
+                        heuristic="lm_count", proof_budget=100)
+    await c.call("execute_single_action", session_id=seen["session_id"], action="(pick-up b)")
+    await c.call("execute_single_action", session_id=seen["session_id"], action="(put-down b)")
+    await c.call("close_session", session_id=seen["session_id"])
+    await c.error("initialise_session", "BAD_OBSERVATION_RULE", **BW3, observation="hide nothing")
     await c.call("list_sessions")
     if "limit" in c.parameters["list_sessions"]:  # a paginated listing
         await c.error("list_sessions", "INVALID_ARGUMENT", limit=0)

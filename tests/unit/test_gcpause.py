@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import threading
 
-import anyio
 import pytest
 
 from pypddlengine.gcpause import paused_gc
@@ -57,28 +56,43 @@ def test_overlapping_blocks_in_threads() -> None:
     assert gc.isenabled()
 
 
+_CHURN = """
+import gc, json
+import anyio
+from mcp import Client
+from pypddlengine.mcp_server import build_server
+
+counts = []
+
+async def main():
+    async with Client(build_server()) as client:
+        for i in range(340):
+            opened = await client.call_tool("initialise_session", {"task": "blocksworld/p01"})
+            sid = opened.structured_content["session_id"]
+            await client.call_tool("execute_single_action", {"session_id": sid, "action": "(pick-up a)"})
+            await client.call_tool("close_session", {"session_id": sid})
+            if i >= 40 and i % 50 == 0:
+                counts.append(len(gc.get_objects()))
+
+anyio.run(main)
+print(json.dumps({"counts": counts, "enabled": gc.isenabled()}))
+"""
+
+
 def test_session_churn_keeps_the_heap_flat() -> None:
-    """300 sessions opened, stepped and closed through the MCP server: the
-    number of tracked objects stays within a bound (it grew by ~800 per
-    session while garbage was parked in the oldest generation)."""
-    from mcp import Client
+    """300 sessions opened, stepped and closed through the MCP server, in a
+    fresh interpreter (the bound is about this churn, not the heap other tests
+    left behind): the number of tracked objects stays within a bound (it grew
+    by ~800 per session while garbage was parked in the oldest generation)."""
+    import json
+    import subprocess
+    import sys
 
-    from pypddlengine.mcp_server import build_server
-
-    counts: list[int] = []
-
-    async def main() -> None:
-        async with Client(build_server()) as client:
-            for i in range(340):
-                opened = await client.call_tool("initialise_session", {"task": "blocksworld/p01"})
-                sid = opened.structured_content["session_id"]
-                await client.call_tool("execute_single_action", {"session_id": sid, "action": "(pick-up a)"})
-                await client.call_tool("close_session", {"session_id": sid})
-                if i >= 40 and i % 50 == 0:
-                    counts.append(len(gc.get_objects()))
-
-    anyio.run(main)
-    assert gc.isenabled()
+    run = subprocess.run([sys.executable, "-c", _CHURN], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    counts = result["counts"]
+    assert result["enabled"]
     growth = max(counts) - counts[0]
     assert growth < 150_000, counts  # the sawtooth of FULL_COLLECTION_SHARE / 100,000 objects, not a slope
     assert counts[-1] - counts[0] < 120_000, counts
