@@ -49,6 +49,7 @@ from .task import GroundAction, State, Task
 __all__ = ["HEURISTICS", "INF", "Evaluation", "IncrementalEvaluator", "RelaxedTask", "relaxed_task"]
 
 INF = math.inf
+_SHIFT = 20
 HEURISTICS = ("goal_count", "h_max", "h_add", "h_ff")
 """The heuristic names :meth:`RelaxedTask.value` accepts."""
 
@@ -89,7 +90,7 @@ class RelaxedTask:
         self.operators = ops
         self.pre: list[tuple[int, ...]] = [op.pre for op in ops]
         self.add: list[tuple[int, ...]] = [op.add for op in ops]
-        self.cost: list[float] = [op.cost for op in ops]
+        self._cost: list[float] = [op.cost for op in ops]
         # operators without preconditions wait for atom ``n``, an extra atom that always holds
         self.npre: list[int] = [len(p) or 1 for p in self.pre]
         by_pre: list[list[int]] = [[] for _ in range(n + 1)]
@@ -102,7 +103,30 @@ class RelaxedTask:
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
         self._inf = [INF] * (n + 1)
         self._none = [-1] * (n + 1)
+        self._goal_flag = bytearray(n + 1)
+        for g in self.goals:
+            self._goal_flag[g] = 1
         self._by_add: list[tuple[int, ...]] | None = None
+        self.compile_costs()
+
+    @property
+    def cost(self) -> list[float]:
+        """Operator costs; assigning a new list recompiles the exploration
+        (after changing it in place, call :meth:`compile_costs`)."""
+        return self._cost
+
+    @cost.setter
+    def cost(self, value: list[float]) -> None:
+        self._cost = value
+        self.compile_costs()
+
+    def compile_costs(self) -> None:
+        """Choose the exploration for :attr:`cost`."""
+        # with integer costs an operator's precondition cost can be summed as its preconditions settle,
+        # packed with its count of preconditions still to settle: (cost so far << _SHIFT) | count
+        self.integer_costs = all(float(c).is_integer() and 0 <= c < 2**52 for c in self.cost)
+        self._icost = [int(c) for c in self.cost] if self.integer_costs else []
+        self._packed = self.npre if self.integer_costs and max(self.npre, default=0) < 1 << _SHIFT else []
 
     @property
     def by_add(self) -> list[tuple[int, ...]]:
@@ -196,6 +220,64 @@ class RelaxedTask:
 
     def explore(self, state: State, additive: bool = True, *, stop: bool = False) -> tuple[list[float], list[int]]:
         """Cost of every atom (``INF`` if unreachable) and its best supporter
+        (operator index, ``-1`` for atoms of ``state``); both lists have one
+        extra entry at the end, an internal atom that always holds. With
+        ``stop`` the search ends once every goal atom is settled (costs of
+        unsettled atoms are then upper bounds).
+
+        With integer operator costs this is a faster form of
+        :meth:`explore_reference` with exactly its results (same settling
+        order, so the same supporters among equally cheap ones): an
+        operator's precondition cost is accumulated as each precondition
+        settles instead of summed when the last one does."""
+        if not self._packed:
+            return self.explore_reference(state, additive, stop=stop)
+        cost: list[float] = self._inf[:]
+        sup = self._none[:]
+        packed = self._packed[:]
+        by_pre, add, op_cost, is_goal = self.by_pre, self.add, self._icost, self._goal_flag
+        low = (1 << _SHIFT) - 1
+        first = [*(self.facts(state) if self.general else state), self.n_atoms]  # + the always-true atom
+        for a in first:
+            cost[a] = 0
+        buckets: dict[float, list[int]] = {0: first}
+        keys: list[float] = [0]
+        left = len(self.goals) if stop else -1
+        pop, push = heapq.heappop, heapq.heappush
+        while keys:
+            b = pop(keys)
+            step = (b << _SHIFT) - 1  # one precondition fewer to wait for, b more precondition cost
+            for a in buckets[b]:
+                if cost[a] != b:
+                    continue
+                if is_goal[a]:
+                    left -= 1
+                    if left == 0:
+                        return cost, sup
+                for o in by_pre[a]:
+                    v = packed[o] + step
+                    packed[o] = v
+                    if v & low:
+                        continue
+                    c = ((v >> _SHIFT) if additive else b) + op_cost[o]
+                    bucket = None
+                    for q in add[o]:
+                        if c < cost[q]:
+                            cost[q] = c
+                            sup[q] = o
+                            if bucket is None:
+                                bucket = buckets.get(c)
+                                if bucket is None:
+                                    bucket = buckets[c] = []
+                                    push(keys, c)
+                            bucket.append(q)
+            del buckets[b]
+        return cost, sup
+
+    def explore_reference(
+        self, state: State, additive: bool = True, *, stop: bool = False
+    ) -> tuple[list[float], list[int]]:
+        """The reference exploration (any costs): cost of every atom (``INF`` if unreachable) and its best supporter
         (operator index, ``-1`` for atoms of ``state``); both lists have one
         extra entry at the end, an internal atom that always holds. With
         ``stop`` the search ends once every goal atom is settled (costs of
