@@ -81,7 +81,8 @@ class RelaxedTask:
         ops = task.relaxed_operators()
         # Beyond STRIPS the relaxation has atoms of its own after the task's (the virtual goal atom and
         # "is false" atoms, see Task.relaxed_operators); the always-true atom comes after all of them.
-        n = 1 + max((len(task.atoms) - 1, *(a for op in ops for a in (*op.pre, *op.add)), *task.goal_atoms))
+        used = (op.pre + op.add for op in ops)
+        n = 1 + max(len(task.atoms) - 1, max(map(max, filter(None, used)), default=-1), *task.goal_atoms)
         self.n_atoms = n
         self.general = task.general is not None
         self._facts = task.relaxed_facts
@@ -124,7 +125,7 @@ class RelaxedTask:
         """Choose the exploration for :attr:`cost`."""
         # with integer costs an operator's precondition cost can be summed as its preconditions settle,
         # packed with its count of preconditions still to settle: (cost so far << _SHIFT) | count
-        self.integer_costs = all(float(c).is_integer() and 0 <= c < 2**52 for c in self.cost)
+        self.integer_costs = all(float(c).is_integer() and 0 <= c < 2**52 for c in set(self.cost))
         self._icost = [int(c) for c in self.cost] if self.integer_costs else []
         self._packed = self.npre if self.integer_costs and max(self.npre, default=0) < 1 << _SHIFT else []
 
