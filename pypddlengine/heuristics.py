@@ -123,11 +123,11 @@ class RelaxedTask:
 
     def compile_costs(self) -> None:
         """Choose the exploration for :attr:`cost`."""
-        # with integer costs an operator's precondition cost can be summed as its preconditions settle,
-        # packed with its count of preconditions still to settle: (cost so far << _SHIFT) | count
+        # with integer costs an operator's cost can be summed as its preconditions settle, packed with
+        # its count of preconditions still to settle: (own cost + preconditions' so far) << _SHIFT | count
         self.integer_costs = all(float(c).is_integer() and 0 <= c < 2**52 for c in set(self.cost))
-        self._icost = [int(c) for c in self.cost] if self.integer_costs else []
-        self._packed = self.npre if self.integer_costs and max(self.npre, default=0) < 1 << _SHIFT else []
+        fits = self.integer_costs and max(self.npre, default=0) < 1 << _SHIFT
+        self._packed = [int(c) << _SHIFT | k for c, k in zip(self.cost, self.npre, strict=True)] if fits else []
 
     @property
     def by_add(self) -> list[tuple[int, ...]]:
@@ -236,7 +236,7 @@ class RelaxedTask:
         cost: list[float] = self._inf[:]
         sup = self._none[:]
         packed = self._packed[:]
-        by_pre, add, op_cost, is_goal = self.by_pre, self.add, self._icost, self._goal_flag
+        by_pre, add, is_goal = self.by_pre, self.add, self._goal_flag
         low = (1 << _SHIFT) - 1
         first = [*(self.facts(state) if self.general else state), self.n_atoms]  # + the always-true atom
         for a in first:
@@ -247,7 +247,8 @@ class RelaxedTask:
         pop, push = heapq.heappop, heapq.heappush
         while keys:
             b = pop(keys)
-            step = (b << _SHIFT) - 1  # one precondition fewer to wait for, b more precondition cost
+            # one precondition fewer to wait for; with h_add b more cost, with h_max b is added on firing
+            step, extra = ((b << _SHIFT) - 1, 0) if additive else (-1, b)
             for a in buckets[b]:
                 if cost[a] != b:
                     continue
@@ -260,7 +261,7 @@ class RelaxedTask:
                     packed[o] = v
                     if v & low:
                         continue
-                    c = ((v >> _SHIFT) if additive else b) + op_cost[o]
+                    c = (v >> _SHIFT) + extra
                     bucket = None
                     for q in add[o]:
                         if c < cost[q]:
