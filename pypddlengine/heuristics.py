@@ -49,7 +49,6 @@ from .task import GroundAction, State, Task
 __all__ = ["HEURISTICS", "INF", "Evaluation", "IncrementalEvaluator", "RelaxedTask", "relaxed_task"]
 
 INF = math.inf
-_SHIFT = 20
 HEURISTICS = ("goal_count", "h_max", "h_add", "h_ff")
 """The heuristic names :meth:`RelaxedTask.value` accepts."""
 
@@ -124,10 +123,12 @@ class RelaxedTask:
     def compile_costs(self) -> None:
         """Choose the exploration for :attr:`cost`."""
         # with integer costs an operator's cost can be summed as its preconditions settle, packed with
-        # its count of preconditions still to settle: (own cost + preconditions' so far) << _SHIFT | count
+        # its count of preconditions still to settle: (own cost + preconditions' so far) << shift | count
         self.integer_costs = all(float(c).is_integer() and 0 <= c < 2**52 for c in set(self.cost))
-        fits = self.integer_costs and max(self.npre, default=0) < 1 << _SHIFT
-        self._packed = [int(c) << _SHIFT | k for c, k in zip(self.cost, self.npre, strict=True)] if fits else []
+        # the count needs as few bits as possible: then packed values stay one-digit (30-bit) ints
+        self._shift = shift = max(self.npre, default=0).bit_length()
+        pairs = zip(self.cost, self.npre, strict=True)
+        self._packed = [int(c) << shift | k for c, k in pairs] if self.integer_costs else []
 
     @property
     def by_add(self) -> list[tuple[int, ...]]:
@@ -237,7 +238,8 @@ class RelaxedTask:
         sup = self._none[:]
         packed = self._packed[:]
         by_pre, add, is_goal = self.by_pre, self.add, self._goal_flag
-        low = (1 << _SHIFT) - 1
+        shift = self._shift
+        low = (1 << shift) - 1
         first = [*(self.facts(state) if self.general else state), self.n_atoms]  # + the always-true atom
         for a in first:
             cost[a] = 0
@@ -248,7 +250,7 @@ class RelaxedTask:
         while keys:
             b = pop(keys)
             # one precondition fewer to wait for; with h_add b more cost, with h_max b is added on firing
-            step, extra = ((b << _SHIFT) - 1, 0) if additive else (-1, b)
+            step, extra = ((b << shift) - 1, 0) if additive else (-1, b)
             for a in buckets[b]:
                 if cost[a] != b:
                     continue
@@ -261,7 +263,7 @@ class RelaxedTask:
                     packed[o] = v
                     if v & low:
                         continue
-                    c = (v >> _SHIFT) + extra
+                    c = (v >> shift) + extra
                     bucket = None
                     for q in add[o]:
                         if c < cost[q]:
