@@ -11,7 +11,12 @@ that must be true before it (itself included)::
 
 starting from ``{q}`` for the atoms of the initial state, and shrunk until
 nothing changes. Labels are bitsets (Python ints, bit ``a`` for atom ``a``),
-so a union or an intersection is one C-level operation. The landmarks of the task are the union of the goal atoms'
+so a union or an intersection is one C-level operation. Set-up on
+Blocksworld (``bench/bench_heuristics.py``, relaxed task already built, load
+average about 4.5 on 2 cores): 28 ms of CPU time at 100 blocks (73 ms wall
+clock), 2.6 s at 400 blocks, where a label is a 160,000-bit int.
+
+The landmarks of the task are the union of the goal atoms'
 labels; ``p`` in ``label(q)`` is a natural ordering (``p`` holds strictly
 before ``q`` first does). An atom that is a precondition of every achiever
 of a landmark ``q`` is moreover needed *immediately* before ``q`` (a
