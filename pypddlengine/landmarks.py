@@ -10,7 +10,13 @@ that must be true before it (itself included)::
     label(q) = {q} | intersection over achievers o of q (union of label(r) for r in pre(o))
 
 starting from ``{q}`` for the atoms of the initial state, and shrunk until
-nothing changes. The landmarks of the task are the union of the goal atoms'
+nothing changes. Labels are bitsets (Python ints, bit ``a`` for atom ``a``),
+so a union or an intersection is one C-level operation. Set-up on
+Blocksworld (``bench/bench_heuristics.py``, relaxed task already built, load
+average about 4.5 on 2 cores): 28 ms of CPU time at 100 blocks (73 ms wall
+clock), 2.6 s at 400 blocks, where a label is a 160,000-bit int.
+
+The landmarks of the task are the union of the goal atoms'
 labels; ``p`` in ``label(q)`` is a natural ordering (``p`` holds strictly
 before ``q`` first does). An atom that is a precondition of every achiever
 of a landmark ``q`` is moreover needed *immediately* before ``q`` (a
@@ -106,14 +112,16 @@ def find_landmarks(task: Task) -> Landmarks:
     pre, add, by_pre = rt.pre, rt.add, rt.by_pre
     n = rt.n_atoms
     init = task.init
-    label: list[frozenset[int] | None] = [None] * (n + 1)
-    label[n] = frozenset()  # the always-true atom of operators without preconditions
+    # a label is a bitset (a Python int): bit a set <=> atom a in the label
+    label: list[int] = [-1] * (n + 1)  # -1: no label yet
+    label[n] = 0  # the always-true atom of operators without preconditions
     for a in init:
-        label[a] = frozenset((a,))
+        label[a] = 1 << a
+    fixed = bytearray(n + 1)  # atoms of the initial state keep their label {a}
+    for a in init:
+        fixed[a] = 1
     remaining = rt.npre[:]
     queue: deque[int] = deque([*init, n])
-    fired = bytearray(len(pre))
-    empty: frozenset[int] = frozenset()
     first_pass = bytearray(n + 1)
     while queue:
         a = queue.popleft()
@@ -121,47 +129,65 @@ def find_landmarks(task: Task) -> Landmarks:
         first_pass[a] = 1
         for o in by_pre[a]:
             if first:
-                remaining[o] -= 1
-            if remaining[o]:
+                r = remaining[o] - 1
+                remaining[o] = r
+                if r:
+                    continue
+            elif remaining[o]:
                 continue
-            fired[o] = 1
-            union: frozenset[int] | None = None
+            union = -1
             for q in add[o]:
+                if fixed[q]:
+                    continue
+                if union < 0:
+                    union = 0
+                    for r in pre[o]:
+                        union |= label[r]
                 old = label[q]
-                if old is not None and len(old) == 1:
-                    continue  # {q}: nothing left to remove (atoms of the initial state stay there)
-                if union is None:
-                    union = empty.union(*[label[r] for r in pre[o]])  # type: ignore[misc]
-                if old is None:
-                    label[q] = union | {q}
+                new = (union if old < 0 else old & union) | 1 << q
+                if new != old:  # a first label, or atoms other than q left it
+                    label[q] = new
                     queue.append(q)
-                else:
-                    gone = old - union
-                    if len(gone) > 1 or (gone and q not in gone):
-                        label[q] = (old & union) | {q}
-                        queue.append(q)
     goals = frozenset(rt.goals)
-    unreachable = tuple(g for g in rt.goals if label[g] is None) + rt.missing_goals
-    atoms: set[int] = set()
+    unreachable = tuple(g for g in rt.goals if label[g] < 0) + rt.missing_goals
+    union = 0
     for g in goals:
-        atoms |= label[g] or empty
-    before = {q: (label[q] or empty) - {q} for q in atoms}
-    needed_by: dict[int, set[int]] = {}
-    achievers: dict[int, list[int]] = {q: [] for q in atoms if q not in init}
+        if label[g] > 0:
+            union |= label[g]
+    members = bits(union)
+    atoms = frozenset(members)
+    before = {q: frozenset(bits(label[q] & ~(1 << q))) for q in members}
+    # landmarks q (not initially true) and the atoms every achiever of q needs
+    shared: dict[int, set[int] | None] = {q: None for q in members if not fixed[q]}
     for o, adds in enumerate(add):
-        if fired[o]:
+        if remaining[o] <= 0:  # the operator became applicable in the relaxation
             for q in adds:
-                if q in achievers:
-                    achievers[q].append(o)
-    for q, ops in achievers.items():
-        shared = set(pre[ops[0]]).intersection(*(pre[o] for o in ops[1:])) if ops else set()
-        for p in shared & atoms:
+                if q in shared:
+                    common = shared[q]
+                    if common is None:
+                        shared[q] = set(pre[o])
+                    elif common:
+                        common.intersection_update(pre[o])
+    needed_by: dict[int, set[int]] = {}
+    for q, common in shared.items():
+        for p in (common or set()) & atoms:
             needed_by.setdefault(p, set()).add(q)
     return Landmarks(
-        frozenset(atoms),
+        atoms,
         goals,
         before,
         {p: frozenset(qs) for p, qs in needed_by.items()},
         unreachable,
         time.perf_counter() - started,
     )
+
+
+def bits(x: int) -> list[int]:
+    """The positions of the set bits of ``x >= 0``, lowest first."""
+    text = bin(x)[:1:-1]
+    out = []
+    i = text.find("1")
+    while i >= 0:
+        out.append(i)
+        i = text.find("1", i + 1)
+    return out

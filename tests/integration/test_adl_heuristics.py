@@ -58,3 +58,22 @@ def test_landmark_distance_says_it_is_not_defined_beyond_strips() -> None:
     fb = s.current_feedback()
     assert fb is not None and fb.distance is None
     assert any("landmarks are computed for STRIPS tasks only" in n for n in fb.notes)
+
+
+@pytest.mark.parametrize("entry", ADL, ids=[e["domain"] for e in ADL])
+def test_fast_exploration_equals_the_reference(entry: dict) -> None:
+    """With the relaxation's own atoms (virtual goal, "is false" atoms) the
+    fast exploration gives the reference's costs and supporters exactly."""
+    _, domain, problem = smallest_task(entry)
+    task = ground(load_task(domain, problem))
+    rt = RelaxedTask(task)
+    rng = random.Random(f"adl-fast:{entry['domain']}")
+    state = task.init
+    for _ in range(15):
+        for additive in (True, False):
+            for stop in (True, False):
+                assert rt.explore(state, additive, stop=stop) == rt.explore_reference(state, additive, stop=stop)
+        actions = task.applicable(state)
+        if not actions:
+            break
+        state = rng.choice(actions).apply(state)
