@@ -55,7 +55,7 @@ def relaxed_unreachable(task: Task, state: State) -> tuple[int, ...]:
     rt = relaxed_task(task)
     if rt.missing_goals:
         return rt.missing_goals
-    cost, _ = rt.explore(state, False)
+    cost, _ = rt.explore_arrays(state, False)
     return tuple(g for g in rt.goals if cost[g] == INF)
 
 

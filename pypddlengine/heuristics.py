@@ -23,21 +23,24 @@ settled, so states near the goal are cheap; when some goal atom is never
 settled it has run to exhaustion, and those goal atoms are unreachable even
 ignoring deletes: a proof that no plan exists from the state.
 
-Speed (``bench/bench_heuristics.py``, Blocksworld, median over 8 walk states,
-a 2-core machine at load average 4.3 to 4.9): h_FF takes 1.4 ms of CPU time
-at 50 blocks, 7.3 ms at 100 and 128 ms at 400 (wall clock 1.8, 20 and 362 ms
-at that load), 9 to 19 times faster than pyperplan's h_FF (wall clock, same
-run) on the same states with the same mean value. With integer operator costs :meth:`RelaxedTask.explore`
-keeps one packed int per operator (cost so far and preconditions still to
-settle), so a settling precondition costs one add and one test; that halved
-the CPU time of :meth:`RelaxedTask.explore_reference` (15.7 -> 7.3 ms at 100
-blocks, 283 -> 128 ms at 400). The issue's targets (5 ms at 100 blocks, 20 ms
-at 400) are not met: an exploration from scratch settles every atom of
-Blocksworld (about 50,000 counter updates and 20,000 operator firings at 100
-blocks, 16 times that at 400), and from one state to the next 99% of the atom
-costs change (every step makes ``handempty`` true or false), so the
+With integer operator costs :meth:`RelaxedTask.explore` keeps one packed int
+per operator (cost so far and preconditions still to settle), so a settling
+precondition costs one add and one test. That loop runs in C
+(``pypddlengine/_relaxed.c``, an optional extension built at install when
+the machine has a C compiler; :data:`ACCELERATED` says whether it is in use,
+``PYPDDL_PURE_PYTHON=1`` switches it off) with exactly the Python loop's
+settling order, costs and supporters (``tests/unit/test_c_exploration.py``
+compares both on every corpus domain).
+
+Speed (``bench/bench_heuristics.py --clock cpu``, Blocksworld, median over 15
+walk states, 2 cores at load average 0.5 to 0.9): h_FF takes 0.37 ms at 100
+blocks and 6.4 ms at 400 in C (issue 12's targets: 5 and 20 ms); the same
+evaluation with the Python loop takes 6.3 and 118 ms; pyperplan's h_FF 62 ms
+and 1.57 s on the same states with the same mean value. Incremental
+evaluation does not pay on Blocksworld: from one state to the next 99% of
+the atom costs change (every step makes ``handempty`` true or false), so the
 :class:`IncrementalEvaluator` (exactly the same costs from the previous
-state's exploration) does not pay there either (see its docstring), and
+state's exploration) falls back to exploring from scratch there, and
 sessions evaluate each state from scratch.
 
 Negative preconditions and negative goals are dropped by the relaxation.
@@ -47,14 +50,26 @@ Negative preconditions and negative goals are dropped by the relaxation.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
+import os
 import weakref
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from .task import GroundAction, State, Task
 
-__all__ = ["HEURISTICS", "INF", "Evaluation", "IncrementalEvaluator", "RelaxedTask", "relaxed_task"]
+__all__ = ["ACCELERATED", "HEURISTICS", "INF", "Evaluation", "IncrementalEvaluator", "RelaxedTask", "relaxed_task"]
+
+try:  # the optional C exploration (pypddlengine/_relaxed.c), built when the machine has a C compiler
+    from . import _relaxed
+except ImportError:  # pragma: no cover - depends on the build
+    _relaxed = None
+ACCELERATED: bool = _relaxed is not None and not os.environ.get("PYPDDL_PURE_PYTHON")
+"""Whether integer-cost explorations run in C (set ``PYPDDL_PURE_PYTHON=1`` to
+use the Python loop; both give identical costs and supporters)."""
 
 INF = math.inf
 HEURISTICS = ("goal_count", "h_max", "h_add", "h_ff")
@@ -88,24 +103,26 @@ class RelaxedTask:
         ops = task.relaxed_operators()
         # Beyond STRIPS the relaxation has atoms of its own after the task's (the virtual goal atom and
         # "is false" atoms, see Task.relaxed_operators); the always-true atom comes after all of them.
-        used = (op.pre + op.add for op in ops)
-        n = 1 + max(len(task.atoms) - 1, max(map(max, filter(None, used)), default=-1), *task.goal_atoms)
+        self.operators = ops
+        self.pre: list[tuple[int, ...]] = [op.pre for op in ops]
+        self.add: list[tuple[int, ...]] = [op.add for op in ops]
+        self._csr: tuple[array, ...] | None = None
+        if _relaxed is not None:  # compressed rows for C code, and the largest atom id on the way
+            pre_rows, add_rows = _rows(self.pre), _rows(self.add)
+            largest = max(pre_rows[2], add_rows[2])
+        else:
+            largest = max(max(map(max, filter(None, self.pre)), default=-1),
+                          max(map(max, filter(None, self.add)), default=-1))
+        n = 1 + max(len(task.atoms) - 1, largest, *task.goal_atoms)
         self.n_atoms = n
         self.general = task.general is not None
         self._facts = task.relaxed_facts
         self._is_goal = task.is_goal
         self._virtual_goal = self.general and len(task.atoms) in task.goal_atoms
-        self.operators = ops
-        self.pre: list[tuple[int, ...]] = [op.pre for op in ops]
-        self.add: list[tuple[int, ...]] = [op.add for op in ops]
         self._cost: list[float] = [op.cost for op in ops]
         # operators without preconditions wait for atom ``n``, an extra atom that always holds
         self.npre: list[int] = [len(p) or 1 for p in self.pre]
-        by_pre: list[list[int]] = [[] for _ in range(n + 1)]
-        for i, pre in enumerate(self.pre):
-            for a in pre or (n,):
-                by_pre[a].append(i)
-        self.by_pre: list[tuple[int, ...]] = [tuple(x) for x in by_pre]
+        self._by_pre: list[tuple[int, ...]] | None = None
         goals = task.goal_atoms
         self.missing_goals: tuple[int, ...] = tuple(g for g in goals if g < 0)
         self.goals: tuple[int, ...] = tuple(dict.fromkeys(g for g in goals if g >= 0))
@@ -115,7 +132,28 @@ class RelaxedTask:
         for g in self.goals:
             self._goal_flag[g] = 1
         self._by_add: list[tuple[int, ...]] | None = None
+        if _relaxed is not None:
+            by_pre = (array("q", bytes(8 * (n + 2))), array("i", bytes(4 * sum(self.npre))))
+            _relaxed.transpose(*pre_rows[:2], *by_pre, n)
+            self._csr = (*by_pre, *add_rows[:2], *pre_rows[:2])
         self.compile_costs()
+
+    @property
+    def by_pre(self) -> list[tuple[int, ...]]:
+        """Atom -> the operators it is a precondition of (those without any
+        under the always-true atom ``n_atoms``); built on first use."""
+        if self._by_pre is None:
+            if self._csr is not None:
+                ptr, idx = self._csr[0], self._csr[1]
+                self._by_pre = [tuple(idx[ptr[a]:ptr[a + 1]]) for a in range(self.n_atoms + 1)]
+            else:
+                n = self.n_atoms
+                by_pre: list[list[int]] = [[] for _ in range(n + 1)]
+                for i, pre in enumerate(self.pre):
+                    for a in pre or (n,):
+                        by_pre[a].append(i)
+                self._by_pre = [tuple(x) for x in by_pre]
+        return self._by_pre
 
     @property
     def cost(self) -> list[float]:
@@ -137,6 +175,30 @@ class RelaxedTask:
         self._shift = shift = max(self.npre, default=0).bit_length()
         pairs = zip(self.cost, self.npre, strict=True)
         self._packed = [int(c) << shift | k for c, k in pairs] if self.integer_costs else []
+        # the C exploration packs into 64-bit ints: an atom never costs more than all operators together
+        total = int(sum(self.cost)) if self.integer_costs else 0  # exact: integers below 2**52 each
+        self.accelerated = ACCELERATED and self.integer_costs and (total + 1) << shift < 2**62 and self.n_atoms < 2**31
+        self._arrays: tuple[array | bytes, ...] | None = None
+        if self.accelerated:  # built here, so that a task's set-up time includes them
+            self._c_arrays()
+
+    def _c_arrays(self) -> tuple[array | bytes, ...]:
+        """The flat arrays the C exploration reads: :meth:`csr`'s by_pre and
+        add rows, the packed counters and the goal flags."""
+        if self._arrays is None:
+            by_pre_ptr, by_pre_idx, add_ptr, add_idx, _, _ = self.csr()
+            self._arrays = (by_pre_ptr, by_pre_idx, add_ptr, add_idx, array("q", self._packed), bytes(self._goal_flag))
+        return self._arrays
+
+    def csr(self) -> tuple[array, ...]:
+        """:attr:`by_pre`, :attr:`add` and :attr:`pre` as compressed rows
+        (offsets ``int64``, then entries ``int32``) for C code; built with
+        the task when the C extension is there."""
+        if self._csr is None:
+            chain, acc = itertools.chain.from_iterable, itertools.accumulate
+            self._csr = tuple(array(code, values) for table in (self.by_pre, self.add, self.pre)
+                              for code, values in (("q", acc(map(len, table), initial=0)), ("i", chain(table))))
+        return self._csr
 
     @property
     def by_add(self) -> list[tuple[int, ...]]:
@@ -186,11 +248,11 @@ class RelaxedTask:
         ``h_ff`` the relaxed plan's cost (extracted when ``plan``)."""
         if self.missing_goals:
             return Evaluation(self.goal_count(state), INF, INF, (), self.missing_goals, mode)
-        cost, sup = self.explore(state, mode == "add", stop=True)
+        cost, sup = self.explore_arrays(state, mode == "add", stop=True)
         return self.evaluation(state, mode, cost, sup, plan)
 
     def evaluation(
-        self, state: State, mode: str, cost: list[float], sup: list[int], plan: bool = True
+        self, state: State, mode: str, cost: Sequence[float], sup: Sequence[int], plan: bool = True
     ) -> Evaluation:
         """The :class:`Evaluation` of ``state`` from its explored costs and supporters."""
         gc = self.goal_count(state)
@@ -208,7 +270,7 @@ class RelaxedTask:
         ordered = tuple(sorted(chosen, key=lambda o: (max((cost[p] for p in pre[o]), default=0), o)))
         return Evaluation(gc, float(h), float(h_ff), ordered, (), mode)
 
-    def extract(self, goals: tuple[int, ...], sup: list[int]) -> set[int]:
+    def extract(self, goals: tuple[int, ...], sup: Sequence[int]) -> set[int]:
         """The relaxed plan: best supporters, backwards from ``goals``."""
         chosen: set[int] = set()
         seen: set[int] = set()
@@ -228,6 +290,23 @@ class RelaxedTask:
 
     # ------------------------------------------------------------------ exploration
 
+    def explore_arrays(
+        self, state: State, additive: bool = True, *, stop: bool = False
+    ) -> tuple[Sequence[float], Sequence[int]]:
+        """:meth:`explore`'s costs and supporters as they come: arrays from
+        the C exploration (no conversion to lists), lists otherwise."""
+        if not self.accelerated:
+            return self.explore(state, additive, stop=stop)
+        by_pre_ptr, by_pre_idx, add_ptr, add_idx, packed, goal_flag = self._c_arrays()
+        assert _relaxed is not None
+        n = self.n_atoms + 1
+        cost = array("d", bytes(8 * n))
+        sup = array("i", bytes(4 * n))
+        first = self.facts(state) if self.general else state
+        _relaxed.explore(by_pre_ptr, by_pre_idx, add_ptr, add_idx, packed, goal_flag, self._shift, first,
+                         additive, stop, len(self.goals), cost, sup)
+        return cost, sup
+
     def explore(self, state: State, additive: bool = True, *, stop: bool = False) -> tuple[list[float], list[int]]:
         """Cost of every atom (``INF`` if unreachable) and its best supporter
         (operator index, ``-1`` for atoms of ``state``); both lists have one
@@ -239,7 +318,12 @@ class RelaxedTask:
         :meth:`explore_reference` with exactly its results (same settling
         order, so the same supporters among equally cheap ones): an
         operator's precondition cost is accumulated as each precondition
-        settles instead of summed when the last one does."""
+        settles instead of summed when the last one does. When the C
+        exploration is built (:data:`ACCELERATED`) this very loop runs there.
+        """
+        if self.accelerated:
+            c_cost, c_sup = self.explore_arrays(state, additive, stop=stop)
+            return c_cost.tolist(), c_sup.tolist()  # type: ignore[attr-defined]
         if not self._packed:
             return self.explore_reference(state, additive, stop=stop)
         cost: list[float] = self._inf[:]
@@ -432,6 +516,16 @@ class IncrementalEvaluator:
                         sup[r] = o
                         heapq.heappush(heap, (oc, r))
         return True
+
+
+def _rows(table: list[tuple[int, ...]]) -> tuple[array, array, int]:
+    """``table`` as compressed rows (offsets, entries) and its largest entry (C)."""
+    assert _relaxed is not None
+    offsets, entries, largest = _relaxed.pack(table)
+    ptr, idx = array("q"), array("i")
+    ptr.frombytes(offsets)
+    idx.frombytes(entries)
+    return ptr, idx, largest
 
 
 def relaxed_task(task: Task) -> RelaxedTask:

@@ -21,6 +21,8 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
 from typing import NamedTuple
 
 from .lifted import AtomKey, LiftedTask, Schema
@@ -467,14 +469,17 @@ class Task:
         altogether. So a dead end found is always a real dead end."""
         if self._relaxed is None:
             if self.general is None:
-                self._relaxed = tuple(
-                    RelaxedOperator(tuple(dict.fromkeys(a.pre)), a.add, float(a.cost), a, -1)
-                    for a in self.actions
-                    if a.add
-                )
+                self._relaxed = self._strips_operators()
             else:
                 self._relaxed = tuple(self._general_operators())
         return self._relaxed
+
+    def _strips_operators(self) -> tuple[RelaxedOperator, ...]:
+        # C-level iteration (about twice as fast as a generator of RelaxedOperator(...) calls)
+        acts = [a for a in self.actions if a.add]
+        pres = map(tuple, map(dict.fromkeys, map(attrgetter("pre"), acts)))
+        costs = map(float, map(attrgetter("cost"), acts))
+        return tuple(map(RelaxedOperator._make, zip(pres, map(attrgetter("add"), acts), costs, acts, repeat(-1))))
 
     def relaxed_index(self) -> tuple[dict[int, list[int]], list[int]]:
         """Atom id -> positions in :meth:`relaxed_operators` of the operators

@@ -296,3 +296,18 @@ def bundled_grounded(name: str):  # type: ignore[no-untyped-def]
     from pypddlengine.bundled import bundled_task
 
     return ground(load_task(*bundled_task(name)))
+
+
+def random_walk(task, seed: str, n: int):  # type: ignore[no-untyped-def]
+    """The initial state and up to ``n`` states of a seeded random walk (it
+    stops early in a state without applicable actions)."""
+    import random
+
+    rng = random.Random(seed)
+    states = [task.init]
+    for _ in range(n):
+        actions = task.applicable(states[-1])
+        if not actions:
+            break
+        states.append(rng.choice(actions).apply(states[-1]))
+    return states

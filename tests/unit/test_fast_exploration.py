@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from oracles import random_walk
 
 from pypddlengine import ground, load_task
 from pypddlengine.bundled import bundled_task, bundled_tasks
@@ -19,14 +20,7 @@ NAMES = [n for n in bundled_tasks() if n.rsplit("/p", 1)[-1] in ("01", "03", "05
 
 
 def walk(task: Task, seed: str, n: int = 12) -> list[State]:
-    rng = random.Random(seed)
-    states = [task.init]
-    for _ in range(n):
-        actions = task.applicable(states[-1])
-        if not actions:
-            break
-        states.append(rng.choice(actions).apply(states[-1]))
-    return states
+    return random_walk(task, seed, n)  # type: ignore[no-any-return]
 
 
 def reference_evaluation(rt: RelaxedTask, state: State, mode: str) -> Evaluation:
