@@ -57,19 +57,23 @@ import weakref
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .task import GroundAction, State, Task
 
 __all__ = ["ACCELERATED", "HEURISTICS", "INF", "Evaluation", "IncrementalEvaluator", "RelaxedTask", "relaxed_task"]
 
-try:  # the optional C exploration (pypddlengine/_relaxed.c), built when the machine has a C compiler
-    from . import _relaxed
-except ImportError:  # pragma: no cover - depends on the build
-    _relaxed = None
-ACCELERATED: bool = _relaxed is not None and not os.environ.get("PYPDDL_PURE_PYTHON")
-"""Whether integer-cost explorations run in C (set ``PYPDDL_PURE_PYTHON=1`` to
-use the Python loop; both give identical costs and supporters)."""
+_relaxed: Any = None
+if not os.environ.get("PYPDDL_PURE_PYTHON"):
+    try:  # the optional C code (pypddlengine/_relaxed.c), built when the machine has a C compiler
+        from . import _relaxed
+    except ImportError:  # pragma: no cover - depends on the build
+        _relaxed = None
+ACCELERATED: bool = _relaxed is not None
+"""Whether the C code is in use: integer-cost explorations, landmark labels and
+the relaxed task's compressed rows (``PYPDDL_PURE_PYTHON=1`` runs everything
+in Python, as on a machine without a C compiler; both give identical costs,
+supporters and labels)."""
 
 INF = math.inf
 HEURISTICS = ("goal_count", "h_max", "h_add", "h_ff")

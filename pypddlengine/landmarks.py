@@ -42,7 +42,7 @@ from array import array
 from collections import deque
 from dataclasses import dataclass
 
-from .heuristics import ACCELERATED, RelaxedTask, _relaxed, relaxed_task
+from .heuristics import RelaxedTask, _relaxed, relaxed_task
 from .task import State, Task
 
 __all__ = ["LandmarkProgress", "Landmarks", "find_landmarks"]
@@ -145,7 +145,7 @@ def zhu_givan_labels(rt: RelaxedTask, init: State, *, use_c: bool | None = None)
     landmarks are the union of the goals' labels. In C when the extension is
     built (``use_c`` forces a side), else in Python; both give the same
     result (the tests compare them)."""
-    if use_c if use_c is not None else (_relaxed is not None and ACCELERATED):
+    if use_c if use_c is not None else _relaxed is not None:
         goals = array("i", rt.goals)
         assert _relaxed is not None
         return _relaxed.labels(*rt.csr(), init, array("i", rt.npre), goals)  # type: ignore[no-any-return]

@@ -8,6 +8,7 @@ so each test compares two different implementations."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -104,14 +105,31 @@ def test_c_equals_python_on_every_corpus_domain(entry: dict) -> None:
 
 
 @needs_c
-def test_pure_python_switch() -> None:
-    code = "from pypddlengine import heuristics as h; print(h.ACCELERATED)"
+def test_pure_python_switch_gives_the_same_values() -> None:
+    """``PYPDDL_PURE_PYTHON=1`` is the machine without a compiler: no C at
+    all (relaxed-task rows, exploration, landmarks), and the same numbers."""
+    code = (
+        "import json, sys\n"
+        "from pypddlengine import ground, load_task, heuristics as h\n"
+        "from pypddlengine.bundled import bundled_task\n"
+        "from pypddlengine.landmarks import find_landmarks\n"
+        "task = ground(load_task(*bundled_task('blocksworld/p04')))\n"
+        "rt = h.relaxed_task(task)\n"
+        "ev = rt.evaluate(task.init)\n"
+        "lm = find_landmarks(task)\n"
+        "print(json.dumps([h.ACCELERATED, h._relaxed is None, rt._csr is None, ev.h, ev.h_ff, list(ev.relaxed_plan),"
+        " sorted(lm.atoms), {str(k): sorted(v) for k, v in lm.needed_by.items()}]))\n"
+    )
     env = {**os.environ, "PYPDDL_PURE_PYTHON": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    pure = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                     check=True).stdout)
     env.pop("PYPDDL_PURE_PYTHON")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    fast = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                     check=True).stdout)
+    assert pure[:3] == [False, True, True]
+    assert fast[:3] == [True, False, False]
+    assert pure[3:] == fast[3:]
+    assert fast[4] > 0 and fast[6]
 
 
 def assert_same_labels(task: Task) -> None:
