@@ -3,7 +3,8 @@
 A session with an observation (``Session(..., observation="blocksworld-top2")``)
 still executes on the true state and checks the goal on it; only what it shows
 of states is filtered: :meth:`Session.state_atoms`, :meth:`Session.observe`,
-the added and deleted atoms of a step. Which actions are applicable is decided
+the added and deleted atoms of a step (the conditional effects that fired are
+not reported at all: their conditions may name hidden atoms). Which actions are applicable is decided
 on the true state (the engine executes there), so the applicable-action list
 and the unsatisfied preconditions of a failed step are not filtered: an
 experiment that wants the agent blind to them should not offer those tools.

@@ -33,8 +33,9 @@ a step costs O(atoms changed) beyond the frozenset hash. It is on at level
 
 Partial observability: ``observation=`` rules (see
 :mod:`pypddlengine.observation`) hide atoms from :meth:`state_atoms`,
-:meth:`observe` and a step's added/deleted atoms; execution, applicability and
-the goal stay on the true state (:attr:`state`).
+:meth:`observe` and a step's added/deleted atoms (and a step reports no fired
+conditional effects: their conditions and changes may name hidden atoms);
+execution, applicability and the goal stay on the true state (:attr:`state`).
 
 A failed :meth:`execute` changes nothing: not the state, not the history, and
 the session stays usable. Failures are returned, not raised, with a stable
@@ -427,6 +428,7 @@ class Session:
         if self.observation is not None:  # the change in what is seen: revealed atoms count as added
             seen_before, seen_after = self.observe(state), self.observe(new_state)
             shown_added, shown_deleted = tuple(seen_after - seen_before), tuple(seen_before - seen_after)
+            fired = ()  # their conditions and changes may name hidden atoms
         self._state = new_state
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted))

@@ -93,3 +93,24 @@ def test_bad_rules_raise_typed_errors(rule: str, fragment: str) -> None:
     with pytest.raises(ObservationRuleError) as err:
         bw(observation=rule)
     assert err.value.code == ErrorCode.BAD_OBSERVATION_RULE and re.search(re.escape(fragment), err.value.message)
+
+
+SWITCH_DOMAIN = """(define (domain switch)
+  (:requirements :strips :conditional-effects)
+  (:predicates (on ?l) (secret ?l) (lit ?l))
+  (:action flip :parameters (?l)
+    :precondition (on ?l)
+    :effect (and (not (on ?l)) (when (secret ?l) (lit ?l)))))"""
+SWITCH_PROBLEM = """(define (problem p) (:domain switch) (:objects a b)
+  (:init (on a) (on b) (secret a)) (:goal (lit a)))"""
+
+
+def test_fired_effects_do_not_leak_hidden_atoms() -> None:
+    plain = Session(SWITCH_DOMAIN, SWITCH_PROBLEM)
+    r = plain.execute("flip a")
+    assert r.fired and "secret" in " ".join(r.fired)  # without an observation the condition is shown
+    hidden = Session(SWITCH_DOMAIN, SWITCH_PROBLEM, observation="hide secret")
+    r = hidden.execute("flip a")
+    assert r.success and r.goal_reached and r.fired == ()
+    assert not any("secret" in a for a in (*r.added, *r.deleted, *hidden.state_atoms()))
+    assert set(r.added) == {"(lit a)"} and set(r.deleted) == {"(on a)"}
