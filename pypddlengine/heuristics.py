@@ -179,9 +179,11 @@ class RelaxedTask:
         self._shift = shift = max(self.npre, default=0).bit_length()
         pairs = zip(self.cost, self.npre, strict=True)
         self._packed = [int(c) << shift | k for c, k in pairs] if self.integer_costs else []
-        # the C exploration packs into 64-bit ints: an atom never costs more than all operators together
-        total = int(sum(self.cost)) if self.integer_costs else 0  # exact: integers below 2**52 each
-        self.accelerated = ACCELERATED and self.integer_costs and (total + 1) << shift < 2**62 and self.n_atoms < 2**31
+        # the C exploration packs into 64-bit ints and keeps costs as doubles: an atom never costs more than
+        # all operators together, so a total below 2**53 is exact in both
+        total = int(math.fsum(self.cost)) if self.integer_costs else 0  # correctly rounded, so the bound holds
+        self.accelerated = (ACCELERATED and self.integer_costs and total < 2**53 and (total + 1) << shift < 2**62
+                            and self.n_atoms < 2**31)
         self._arrays: tuple[array | bytes, ...] | None = None
         if self.accelerated:  # built here, so that a task's set-up time includes them
             self._c_arrays()
