@@ -505,7 +505,25 @@ class Session:
     def _hints(self, inst: Instance, keys: set[AtomKey]) -> list[str]:
         task, lifted = self.task, self.lifted
         hints: list[str] = []
-        applicable = set(a.id for a in task.applicable(self._state))
+        state = self._state
+        applicable = set(a.id for a in task.applicable(state))
+        # beyond STRIPS whether an action makes an atom true or false depends on its effect conditions (and on
+        # axioms): there the hints ask each applicable action's successor state
+        successors: dict[int, State] = {}
+
+        def makes_true(a: GroundAction, atom: int) -> bool:
+            if task.general is None:
+                return True  # an achiever adds the atom unconditionally
+            if a.id not in successors:
+                successors[a.id] = a.apply(state)
+            return atom in successors[a.id]
+
+        def makes_false(a: GroundAction, atom: int) -> bool:
+            if task.general is None:
+                return atom in a.delete
+            if a.id not in successors:
+                successors[a.id] = a.apply(state)
+            return atom not in successors[a.id]
         for k in inst.pre:
             if k in keys:
                 continue
@@ -517,7 +535,7 @@ class Session:
             last = next((h for h in reversed(self._history) if atom in h.deleted), None)
             if last is not None:
                 hints.append(f"{text} was made false by step {last.step} {last.text}")
-            now = [task.render_action(a) for a in task.achievers(atom) if a.id in applicable]
+            now = [task.render_action(a) for a in task.achievers(atom) if a.id in applicable and makes_true(a, atom)]
             if now:
                 shown = ", ".join(sorted(now)[:5])
                 hints.append(f"{text} would be made true now by: {shown}")
@@ -528,7 +546,7 @@ class Session:
         for k in inst.neg:
             if k in keys:
                 atom = task.atom_ids.get(k)
-                dels = [task.render_action(a) for a in task.applicable(self._state) if atom in a.delete]
+                dels = [task.render_action(a) for a in task.applicable(state) if makes_false(a, atom)]
                 text = lifted.render_key(k)
                 if dels:
                     hints.append(f"{text} would be made false now by: {', '.join(sorted(dels)[:5])}")
