@@ -206,7 +206,9 @@ static PyObject *explore(PyObject *self, PyObject *args) {
     }
     if (sup_out.len != n * (Py_ssize_t)sizeof(int32_t) || goal_flag.len != n ||
         by_pre_ptr.len != (n + 1) * (Py_ssize_t)sizeof(int64_t) ||
-        add_ptr.len != (n_ops + 1) * (Py_ssize_t)sizeof(int64_t)) {
+        add_ptr.len != (n_ops + 1) * (Py_ssize_t)sizeof(int64_t) ||
+        ((int64_t *)by_pre_ptr.buf)[n] * (Py_ssize_t)sizeof(int32_t) != by_pre_idx.len ||
+        ((int64_t *)add_ptr.buf)[n_ops] * (Py_ssize_t)sizeof(int32_t) != add_idx.len) {
         PyErr_SetString(PyExc_ValueError, "explore: array sizes do not match");
         goto done;
     }
@@ -397,7 +399,10 @@ static PyObject *labels(PyObject *self, PyObject *args) {
     int32_t *u = NULL, *u2 = NULL, *t = NULL;
     Bucket fifo = {NULL, 0, 0}; /* the queue of atoms whose label changed */
     Py_ssize_t head = 0;
-    if (n1 < 1 || add_ptr.len != (n_ops + 1) * (Py_ssize_t)sizeof(int64_t) || pre_ptr.len != add_ptr.len) {
+    if (n1 < 1 || add_ptr.len != (n_ops + 1) * (Py_ssize_t)sizeof(int64_t) || pre_ptr.len != add_ptr.len ||
+        ((int64_t *)by_pre_ptr.buf)[n1] * (Py_ssize_t)sizeof(int32_t) != by_pre_idx.len ||
+        ((int64_t *)add_ptr.buf)[n_ops] * (Py_ssize_t)sizeof(int32_t) != add_idx.len ||
+        ((int64_t *)pre_ptr.buf)[n_ops] * (Py_ssize_t)sizeof(int32_t) != pre_idx.len) {
         PyErr_SetString(PyExc_ValueError, "labels: array sizes do not match");
         goto done;
     }
