@@ -511,19 +511,17 @@ class Session:
         # axioms): there the hints ask each applicable action's successor state
         successors: dict[int, State] = {}
 
-        def makes_true(a: GroundAction, atom: int) -> bool:
-            if task.general is None:
-                return True  # an achiever adds the atom unconditionally
+        def successor(a: GroundAction) -> State:
             if a.id not in successors:
                 successors[a.id] = a.apply(state)
-            return atom in successors[a.id]
+            return successors[a.id]
 
-        def makes_false(a: GroundAction, atom: int) -> bool:
-            if task.general is None:
-                return atom in a.delete
-            if a.id not in successors:
-                successors[a.id] = a.apply(state)
-            return atom not in successors[a.id]
+        def makes_true(a: GroundAction, atom: int) -> bool:  # a is an applicable achiever of atom
+            return task.general is None or atom in successor(a)
+
+        def makes_false(a: GroundAction, atom: int) -> bool:  # a is applicable and atom holds
+            return atom in a.delete if task.general is None else atom not in successor(a)
+
         for k in inst.pre:
             if k in keys:
                 continue

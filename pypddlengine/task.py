@@ -21,7 +21,6 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -475,11 +474,11 @@ class Task:
         return self._relaxed
 
     def _strips_operators(self) -> tuple[RelaxedOperator, ...]:
-        # C-level iteration (about twice as fast as a generator of RelaxedOperator(...) calls)
+        # C-level iteration: about a quarter faster than a generator of RelaxedOperator(...) calls
         acts = [a for a in self.actions if a.add]
         pres = map(tuple, map(dict.fromkeys, map(attrgetter("pre"), acts)))
         costs = map(float, map(attrgetter("cost"), acts))
-        return tuple(map(RelaxedOperator._make, zip(pres, map(attrgetter("add"), acts), costs, acts, repeat(-1))))
+        return tuple(map(RelaxedOperator._make, zip(pres, map(attrgetter("add"), acts), costs, acts, itertools.repeat(-1))))
 
     def relaxed_index(self) -> tuple[dict[int, list[int]], list[int]]:
         """Atom id -> positions in :meth:`relaxed_operators` of the operators
