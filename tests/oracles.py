@@ -311,3 +311,45 @@ def random_walk(task, seed: str, n: int):  # type: ignore[no-untyped-def]
             break
         states.append(rng.choice(actions).apply(states[-1]))
     return states
+
+
+def up_simulator(domain: Path, problem: Path):  # type: ignore[no-untyped-def]
+    """unified-planning's SequentialSimulator of a task (skips the test when UP
+    is not installed); UP's warnings and credits are silenced."""
+    import warnings
+
+    import pytest
+
+    pytest.importorskip("unified_planning")
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import SequentialSimulator, get_environment
+
+    env = get_environment()
+    env.credits_stream = None
+    env.error_used_name = False  # tidy IPC files reuse names across kinds
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SequentialSimulator(PDDLReader().parse_problem(str(domain), str(problem)))
+
+
+def walk_with_up(session, simulator, seed: str, steps: int, *, distinct: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """A seeded random walk in both: at every step the applicable-action sets
+    and the goal tests agree (with ``distinct``, no action name repeats)."""
+    import random
+
+    rng = random.Random(seed)
+    up_state = simulator.get_initial_state()
+    for step in range(steps):
+        theirs = {f"({' '.join([a.name, *(str(p) for p in ps)])})".lower(): (a, ps)
+                  for a, ps in simulator.get_applicable_actions(up_state)}
+        mine = [n.lower() for n in session.applicable_names()]
+        assert set(mine) == set(theirs), f"step {step}: only ours {set(mine) - set(theirs)}, only UP {set(theirs) - set(mine)}"
+        if distinct:
+            assert len(mine) == len(set(mine))
+        assert session.is_goal() == simulator.is_goal(up_state)
+        if not mine:
+            break
+        choice = rng.choice(sorted(set(mine)))
+        assert session.execute(choice).success
+        action, params = theirs[choice]
+        up_state = simulator.apply(up_state, action, params)

@@ -10,7 +10,7 @@ import random
 
 import pytest
 from corpus import CORPUS, CORPUS_REASON, entries, smallest_task
-from oracles import BruteForce
+from oracles import BruteForce, up_simulator, walk_with_up
 
 from pypddlengine import Session, ground, load_task, validate_plan
 
@@ -140,31 +140,7 @@ UP_ADL = [
 
 @pytest.mark.parametrize("rel", UP_ADL)
 def test_applicable_sets_agree_with_unified_planning(rel: str) -> None:
-    import warnings
-
-    pytest.importorskip("unified_planning")
-    from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import SequentialSimulator, get_environment
-
-    env = get_environment()
-    env.credits_stream = None
-    env.error_used_name = False
     problem = CORPUS / "downward-benchmarks" / rel
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        simulator = SequentialSimulator(PDDLReader().parse_problem(str(problem.parent / "domain.pddl"), str(problem)))
+    simulator = up_simulator(problem.parent / "domain.pddl", problem)
     session = Session(ground(load_task(problem.parent / "domain.pddl", problem)))
-    rng = random.Random(f"up-walk:{rel}")
-    up_state = simulator.get_initial_state()
-    for step in range(10):
-        theirs = {f"({' '.join([a.name, *(str(p) for p in ps)])})".lower(): (a, ps)
-                  for a, ps in simulator.get_applicable_actions(up_state)}
-        mine = {n.lower() for n in session.applicable_names()}
-        assert mine == set(theirs), f"step {step}: only ours {mine - set(theirs)}, only UP {set(theirs) - mine}"
-        assert session.is_goal() == simulator.is_goal(up_state)
-        if not mine:
-            break
-        choice = rng.choice(sorted(mine))
-        assert session.execute(choice).success
-        action, params = theirs[choice]
-        up_state = simulator.apply(up_state, action, params)
+    walk_with_up(session, simulator, f"up-walk:{rel}", 10)

@@ -9,11 +9,9 @@ domains its reader or simulator fails on its own."""
 
 from __future__ import annotations
 
-import random
-import warnings
-
 import pytest
 from corpus import CORPUS, CORPUS_REASON
+from oracles import up_simulator, walk_with_up
 
 from pypddlengine import open_session
 
@@ -37,43 +35,10 @@ TASKS = [
 STEPS = 25
 
 
-@pytest.fixture(scope="module")
-def up():
-    pytest.importorskip("unified_planning")
-    from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import SequentialSimulator, get_environment
-
-    env = get_environment()
-    env.credits_stream = None
-    env.error_used_name = False  # tidy IPC files reuse names across kinds
-    return PDDLReader, SequentialSimulator
-
-
-def _name(action, params) -> str:  # type: ignore[no-untyped-def]
-    return f"({' '.join([action.name, *(str(p) for p in params)])})".lower()
-
-
 @pytest.mark.parametrize("rel", TASKS)
-def test_applicable_sets_along_random_walks(rel: str, up) -> None:  # type: ignore[no-untyped-def]
-    reader_cls, simulator_cls = up
+def test_applicable_sets_along_random_walks(rel: str) -> None:
     problem_path = CORPUS / rel
     domain_path = problem_path.parent / "domain.pddl"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        up_problem = reader_cls().parse_problem(str(domain_path), str(problem_path))
-        simulator = simulator_cls(up_problem)
+    simulator = up_simulator(domain_path, problem_path)
     session = open_session(domain_path, problem_path)
-    rng = random.Random(f"walk:{rel}")
-    up_state = simulator.get_initial_state()
-    for step in range(STEPS):
-        theirs = {_name(a, p): (a, p) for a, p in simulator.get_applicable_actions(up_state)}
-        mine = [n.lower() for n in session.applicable_names()]
-        assert set(mine) == set(theirs), f"step {step}: only ours {set(mine) - set(theirs)}, only UP {set(theirs) - set(mine)}"
-        assert len(mine) == len(set(mine))
-        assert session.is_goal() == simulator.is_goal(up_state)
-        if not mine:
-            break
-        choice = rng.choice(sorted(mine))
-        assert session.execute(choice).success
-        action, params = theirs[choice]
-        up_state = simulator.apply(up_state, action, params)
+    walk_with_up(session, simulator, f"walk:{rel}", STEPS, distinct=True)
