@@ -39,7 +39,7 @@ from typing import Any, TextIO
 from pypddlengine.executors import ExecutorOptions, RunLost, make_executor
 
 from .executor import PLANNER_CPUS, JobSubmitter
-from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, fd_driver, run_fd
+from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, PlannerUnavailable, fd_driver, fd_provenance, run_fd
 from .records import RecordWriter, read_records, record_key, utc_now
 from .tasks import TaskRef
 from .val import val_validate
@@ -221,8 +221,15 @@ class IncompatibleRecords(ValueError):
 
 
 def _check_compatible(records: list[dict[str, Any]], time_limit: float, memory_mb: int, out: Path) -> None:
-    """Refuse to resume into a file whose records used another budget or
-    memory limit: skipping their keys would silently mix two experiments."""
+    """Refuse to resume into a file whose records used another budget,
+    memory limit or Fast Downward release: skipping their keys would silently
+    mix two experiments."""
+    running_release = None
+    if any((r.get("planner") or {}).get("fd_release") for r in records):
+        try:
+            running_release = fd_provenance()["release"]
+        except PlannerUnavailable:
+            running_release = None
     for r in records:
         budget = r.get("budget_s")
         memory = (r.get("planner") or {}).get("memory_limit_mb")
@@ -235,6 +242,13 @@ def _check_compatible(records: list[dict[str, Any]], time_limit: float, memory_m
             raise IncompatibleRecords(
                 f"{out} holds runs with a {memory} MB memory limit, not {memory_mb} MB; "
                 "use another output file (or the same limits) to resume"
+            )
+        release = (r.get("planner") or {}).get("fd_release")
+        if release is not None and running_release is not None and release != running_release:
+            raise IncompatibleRecords(
+                f"{out} holds runs of Fast Downward {release}, not {running_release}; "
+                "use another output file (or --fd-release "
+                f"{release}) to resume"
             )
 
 

@@ -70,6 +70,36 @@ _memory_option = click.option(
 )
 
 
+def _use_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--fd-release: install the release into its private folder once, then
+    name it in the environment, so this process and every worker it starts
+    (local or Ray) run that planner; records name it (fast_downward.release)."""
+    if not value:
+        return value
+    import os
+
+    from .fd import RELEASE_ENV, PlannerUnavailable, install_release
+
+    try:
+        install_release(value, log=lambda line: click.echo(line, err=True))
+    except PlannerUnavailable as err:
+        _fail(str(err))
+    os.environ[RELEASE_ENV] = value
+    return value
+
+
+def _release_option() -> Any:
+    from .fd import FD_RELEASES
+
+    return click.option(
+        "--fd-release", type=click.Choice(sorted(FD_RELEASES)), callback=_use_release, is_eager=True,
+        expose_value=False,
+        help="Run this Fast Downward release instead of the installed wheel's, from a private folder in the "
+        "user cache (installed on first use with pip, without touching this environment). 23.06 is the "
+        "paper's release.",
+    )
+
+
 # ----------------------------------------------------------------------------- solve
 
 
@@ -78,6 +108,7 @@ _memory_option = click.option(
 @click.argument("problem", type=click.Path(dir_okay=False), required=False)
 @click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
 @_planner_option(("lama-first",), multiple=False)
+@_release_option()
 @_time_option
 @_memory_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
@@ -223,6 +254,7 @@ def _with(options: list[Any]) -> Any:
 @click.command("batch")
 @click.argument("tasks", type=click.Path(file_okay=False, exists=True), required=False)
 @_planner_option(("lama-first",), multiple=True)
+@_release_option()
 @_time_option
 @_memory_option
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default="results/fd/runs.jsonl", show_default=True,
@@ -280,6 +312,7 @@ def batch(
 
 @click.command("reference")
 @click.argument("tasks", type=click.Path(file_okay=False, exists=True))
+@_release_option()
 @_time_option
 @click.option(
     "--memory-limit", "-m", type=click.IntRange(min=64), default=REFERENCE_MEMORY_MB, show_default=True,

@@ -44,6 +44,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pypddlengine.errors import PDDLError, UnsupportedRequirementError, counted
 from pypddlengine.lifted import LiftedTask
@@ -66,7 +67,12 @@ __all__ = [
     "fd_driver",
     "fd_provenance",
     "fd_version",
+    "FD_RELEASES",
+    "RELEASE_ENV",
+    "install_release",
     "known_aliases",
+    "release_dir",
+    "selected_release",
     "resolve_config",
     "run_fd",
 ]
@@ -82,12 +88,104 @@ class PlannerUnavailable(RuntimeError):
     """Fast Downward (``up-fast-downward``) is not installed."""
 
 
-@functools.cache
-def fd_driver() -> Path:
-    """The path of ``fast-downward.py`` inside the installed wheel.
+# Fast Downward releases that can run beside the installed wheel, each from the
+# ``up-fast-downward`` wheel that ships it (its ``driver/version.py`` names the
+# release; checked on install). 23.06 is the paper's: with it lama-first's plan
+# lengths on the IPC-2000 Blocksworld tasks equal the paper's Table I exactly
+# (issue 22); wheels 0.5.2 and 1.0.0 give other lengths.
+FD_RELEASES: dict[str, str] = {"23.06": "0.4.2"}
+RELEASE_ENV = "PYPDDL_FD_RELEASE"
+"""Names the release to run (a key of :data:`FD_RELEASES`); empty or unset:
+the installed wheel. An environment variable, so that worker processes and
+Ray workers started by a command run the same planner as the command."""
 
-    Found with ``find_spec``: importing ``up_fast_downward`` would import
-    unified-planning (seconds), and we only need a file path."""
+
+def selected_release() -> str | None:
+    """The release chosen with ``--fd-release`` (:data:`RELEASE_ENV`), or None."""
+    return os.environ.get(RELEASE_ENV) or None
+
+
+def release_dir(release: str) -> Path:
+    """The private folder a release is installed in (``pip install --target``),
+    under the per-user cache; nothing of the current environment changes."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "pypddlengine" / "fast-downward" / release
+
+
+def _release_driver(release: str) -> Path:
+    return release_dir(release) / "up_fast_downward" / "downward" / "fast-downward.py"
+
+
+def _check_release(release: str) -> str:
+    if release not in FD_RELEASES:
+        raise PlannerUnavailable(
+            f"unknown Fast Downward release '{release}'; releases that can be installed beside the wheel: "
+            + ", ".join(sorted(FD_RELEASES))
+        )
+    return FD_RELEASES[release]
+
+
+def install_release(release: str, *, log: Any = None) -> Path:
+    """Install ``release`` into its private folder if it is not there yet and
+    return its driver. The wheel is installed without dependencies into a
+    temporary folder beside the final one, checked (its ``driver/version.py``
+    must name ``release``), then renamed, so an interrupted install leaves no
+    half folder behind."""
+    wheel = _check_release(release)
+    driver = _release_driver(release)
+    if driver.is_file():
+        return driver
+    target = release_dir(release)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{release}-", dir=target.parent))
+    try:
+        if log is not None:
+            log(f"installing Fast Downward {release} (up-fast-downward=={wheel}) into {target}")
+        out = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+             "--target", str(staging), f"up-fast-downward=={wheel}"],
+            capture_output=True, text=True, timeout=1800, check=False,
+        )
+        if out.returncode != 0:
+            raise PlannerUnavailable(
+                f"could not install up-fast-downward=={wheel} (Fast Downward {release}): "
+                + (out.stderr.strip().splitlines() or ["pip failed"])[-1]
+            )
+        staged_driver = staging / "up_fast_downward" / "downward" / "fast-downward.py"
+        found = _read_release(staged_driver.parent)
+        if found != release:
+            raise PlannerUnavailable(
+                f"up-fast-downward=={wheel} ships Fast Downward {found}, not {release}"
+            )
+        try:
+            staging.rename(target)
+        except OSError:
+            if not driver.is_file():  # not a concurrent install that won the race
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return driver
+
+
+def fd_driver() -> Path:
+    """The path of ``fast-downward.py``: inside the installed wheel, or inside
+    the private folder of the release named by :data:`RELEASE_ENV`."""
+    return _driver(selected_release())
+
+
+@functools.cache
+def _driver(release: str | None) -> Path:
+    if release is not None:
+        _check_release(release)
+        driver = _release_driver(release)
+        if not driver.is_file():
+            raise PlannerUnavailable(
+                f"Fast Downward {release} is not installed in {release_dir(release)}; "
+                f"run the command with --fd-release {release} once to install it"
+            )
+        return driver
+    # find_spec: importing up_fast_downward would import unified-planning
+    # (seconds), and we only need a file path.
     spec = importlib.util.find_spec("up_fast_downward")
     if spec is None or not spec.submodule_search_locations:
         raise PlannerUnavailable(
@@ -101,7 +199,12 @@ def fd_driver() -> Path:
 
 
 def fd_version() -> str:
-    """The version of the ``up-fast-downward`` wheel (not the planner's own)."""
+    """The version of the ``up-fast-downward`` wheel that runs (not the planner's own)."""
+    release = selected_release()
+    if release is not None:
+        infos = sorted(release_dir(release).glob("up_fast_downward-*.dist-info"))
+        return infos[-1].name.removeprefix("up_fast_downward-").removesuffix(".dist-info") if infos \
+            else "not installed"
     try:
         return importlib.metadata.version("up-fast-downward")
     except importlib.metadata.PackageNotFoundError:
@@ -111,22 +214,30 @@ def fd_version() -> str:
 _RELEASE = re.compile(r'^__version__\s*=\s*"([^"]+)"', re.M)
 
 
-@functools.cache
 def fd_provenance() -> dict[str, str | None]:
     """What planner really ran: the wheel's version, Fast Downward's release
     (``driver/version.py``) and the git revision compiled into the search
     binary (``downward --internal-git-revision``, what ``fast-downward.py
     --version`` prints). ``None`` where it cannot be read."""
-    info: dict[str, str | None] = {"wheel": fd_version(), "release": None, "git_revision": None}
-    try:
-        root = fd_driver().parent
-    except PlannerUnavailable:
-        return info
+    return dict(_provenance(selected_release()))
+
+
+def _read_release(root: Path) -> str | None:
     try:
         found = _RELEASE.search((root / "driver" / "version.py").read_text(encoding="utf-8"))
-        info["release"] = found.group(1) if found else None
     except OSError:
-        pass
+        return None
+    return found.group(1) if found else None
+
+
+@functools.cache
+def _provenance(release: str | None) -> dict[str, str | None]:
+    info: dict[str, str | None] = {"wheel": fd_version(), "release": None, "git_revision": None}
+    try:
+        root = _driver(release).parent
+    except PlannerUnavailable:
+        return info
+    info["release"] = _read_release(root)
     binary = root / "builds" / "release" / "bin" / "downward"
     try:
         out = subprocess.run([str(binary), "--internal-git-revision"], capture_output=True, text=True,
@@ -138,11 +249,15 @@ def fd_provenance() -> dict[str, str | None]:
     return info
 
 
-@functools.cache
 def known_aliases() -> tuple[str, ...]:
     """The aliases this Fast Downward knows (``--show-aliases``)."""
+    return _aliases(selected_release())
+
+
+@functools.cache
+def _aliases(release: str | None) -> tuple[str, ...]:
     out = subprocess.run(
-        [sys.executable, str(fd_driver()), "--show-aliases"],
+        [sys.executable, str(_driver(release)), "--show-aliases"],
         capture_output=True, text=True, timeout=60, check=False,
     )
     return tuple(line.strip() for line in out.stdout.splitlines() if line.strip())
