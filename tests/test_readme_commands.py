@@ -89,6 +89,12 @@ COMMANDS: dict[str, Run | Skip] = {
     "pypddl reference $BW -t 180 -o results/reference/runs.jsonl": Skip("the same command as the reference line above"),
     "pypddl experiment report results/reference results/direct results/agentic --out report/": Skip(
         "needs the records of the runs above; tests/harness reports synthetic records of the same shape"),
+    "pypddl experiment run --method agentic --provider offline --tasks blocksworld --limit 4 --out results/offline":
+        Run(timeout=300, check="4 run(s) made (4 solved)"),
+    "pypddl experiment report results/offline --out report-offline/": Skip(
+        "needs the records of the line above; run after it in test_offline_lines_in_order"),
+    "pypddl experiment replay results/offline traces/agentic/blocksworld-p01/r0.jsonl": Skip(
+        "needs the records of the line above; run after it in test_offline_lines_in_order"),
     'pip install -e ".[planners,ray]"': Skip("an install step; the test extra holds the same packages"),
     "ray start --head --port 6379": Skip(
         "starts a long-lived cluster head; tests/baselines/test_batch_ray.py starts and kills one on a free port"),
@@ -209,6 +215,21 @@ def test_relabel_lines_in_order(tmp_path: Path) -> None:
     assert [r.returncode for r in results] == [0, 0, 0], [r.stderr for r in results]
     assert results[2].stdout == (cwd / "plan.txt").read_text()
     assert (cwd / "relabelled" / "plan.txt").read_text().startswith("(a-")
+
+
+def test_offline_lines_in_order(tmp_path: Path) -> None:
+    """The README's offline experiment: run, report, replay, with no API key."""
+    cwd = _scratch(tmp_path)
+    lines = [c for c in readme_commands() if "offline" in c and c.startswith("pypddl experiment")]
+    assert len(lines) == 3
+    env_keys = {k: os.environ.pop(k) for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY") if k in os.environ}
+    try:
+        results = [_run(line, cwd, Run(timeout=300)) for line in lines]
+    finally:
+        os.environ.update(env_keys)
+    assert [r.returncode for r in results] == [0, 0, 0], [r.stdout + r.stderr for r in results]
+    assert (cwd / "report-offline" / "report.md").is_file()
+    assert "replay reproduces the record" in results[2].stdout
 
 
 @pytest.mark.slow

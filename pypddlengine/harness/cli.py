@@ -12,6 +12,7 @@ from ..executors import executor_options
 __all__ = ["experiment"]
 
 from ..cli_serve import FEEDBACK_LEVELS as FEEDBACK
+from .providers import PROVIDERS
 
 
 @click.group("experiment", context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,9 +40,14 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
 
 @experiment.command("run")
 @click.option("--method", type=click.Choice(["direct", "agentic"]), required=True, help="The LLM approach.")
-@click.option("--provider", type=click.Choice(["anthropic", "openai"]), required=True,
-              help="anthropic: Messages API; openai: Chat Completions (also any compatible server via --base-url).")
-@click.option("--model", required=True, help="Model id, e.g. claude-haiku-4-5-20251001.")
+@click.option("--provider", type=click.Choice(PROVIDERS), required=True,
+              help="anthropic: Messages API; openai: Chat Completions (also any compatible server via --base-url); "
+                   "offline: no model, no key, no network: a stand-in that plays plans from --plans or found by "
+                   "greedy search, to try run, report and replay.")
+@click.option("--model", help="Model id, e.g. claude-haiku-4-5-20251001 (required but for --provider offline).")
+@click.option("--plans", "plans_source", type=click.Path(exists=True),
+              help="--provider offline: plans to play, a folder of <instance>.plan files or run records "
+                   "(runs.jsonl or its folder, e.g. docs/reference/runs.jsonl); tasks without one are searched.")
 @click.option("--tasks", "tasks_spec", required=True,
               help="A folder of problem files, a glob, one problem file, or a bundled task/domain name.")
 @click.option("--domain", type=click.Path(dir_okay=False),
@@ -93,7 +99,8 @@ def run(**opts: object) -> None:
     """Run one approach on a set of tasks; one JSONL record per run.
 
     Resumable: runs already recorded in --out are skipped. Keys are read from
-    the environment; a provider refuses to start without one.
+    the environment; a provider refuses to start without one. --provider
+    offline needs none: it tries the whole pipeline without a model.
 
     With --executor ray each run is one Ray task (--concurrency caps the runs
     in flight; rate limits are shared by all workers; the key is forwarded to
@@ -106,6 +113,7 @@ def run(**opts: object) -> None:
           --model claude-haiku-4-5-20251001 --tasks path/to/tasks --budget 180 --out results/direct
       pypddl experiment run --method agentic --provider openai --base-url http://localhost:11434/v1 \\
           --model qwen2.5:14b --tasks blocksworld --feedback heuristic --out results/qwen-h
+      pypddl experiment run --method agentic --provider offline --tasks blocksworld --out results/offline
     """
     import anyio
 
@@ -118,6 +126,15 @@ def run(**opts: object) -> None:
     from .types import CallParams, ProviderError
 
     method = str(opts["method"])
+    offline = opts["provider"] == "offline"
+    if offline:
+        if opts["base_url"] or opts["api_key_env"]:
+            raise click.UsageError("--provider offline reaches no server: drop --base-url and --api-key-env")
+        opts["model"] = opts["model"] or "offline"
+    elif opts["model"] is None:
+        raise click.UsageError("--model is required (e.g. --model claude-haiku-4-5-20251001)")
+    elif opts["plans_source"] is not None:
+        raise click.UsageError("--plans goes with --provider offline")
     where = options_from_cli(opts["executor"], opts["ray_address"], opts["ray_cpus"])  # type: ignore[arg-type]
     try:
         tasks = resolve_tasks(str(opts["tasks_spec"]), domain=opts["domain"], limit=opts["limit"])  # type: ignore[arg-type]
@@ -157,9 +174,20 @@ def run(**opts: object) -> None:
         except PDDLError as err:
             click.echo(f"error: --observe: {err.message}" + (f"; hint: {err.hint}" if err.hint else ""), err=True)
             sys.exit(2)
+    provider_options: dict[str, object] = {}
+    if opts["plans_source"] is not None:
+        from .provider_offline import recorded_plans
+
+        try:
+            plans = recorded_plans(str(opts["plans_source"]), tasks)
+        except (OSError, ValueError) as err:
+            raise click.UsageError(f"--plans: {err}") from None
+        click.echo(f"offline: recorded plans for {len(plans)} of {len(tasks)} task(s); the others are searched",
+                   err=True)
+        provider_options = {"plans": plans, "plans_source": str(opts["plans_source"])}
     try:
         provider = create_provider(str(opts["provider"]), str(opts["model"]), base_url=opts["base_url"],  # type: ignore[arg-type]
-                                   api_key_env=opts["api_key_env"])  # type: ignore[arg-type]
+                                   api_key_env=opts["api_key_env"], **provider_options)  # type: ignore[arg-type]
     except ProviderError as err:
         click.echo(f"error: {err.message}", err=True)
         sys.exit(2)
@@ -177,7 +205,7 @@ def run(**opts: object) -> None:
         from .remote import ProviderSpec, RemoteRuns
 
         remote = RemoteRuns(where, ProviderSpec(str(opts["provider"]), str(opts["model"]), opts["base_url"],  # type: ignore[arg-type]
-                                                opts["api_key_env"]))  # type: ignore[arg-type]
+                                                opts["api_key_env"], provider_options))  # type: ignore[arg-type]
 
     async def main() -> ExperimentSummary:
         try:

@@ -3,7 +3,9 @@
 ``anthropic``: the Messages API (official SDK). ``openai``: Chat Completions
 (official SDK), also for any compatible server given by ``base_url``. Both
 read their key from the environment and refuse to start without one. The
-SDKs are imported only when a provider is created.
+SDKs are imported only when a provider is created. ``offline``: no network,
+no key, no model (:class:`~.provider_offline.OfflinePlanner`, a stand-in that
+plays recorded or searched plans, to try the pipeline).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from .types import ProviderError
 
 __all__ = ["PROVIDERS", "Provider", "create_provider"]
 
-PROVIDERS = ("anthropic", "openai")
+PROVIDERS = ("anthropic", "openai", "offline")
+SDK_PROVIDERS = ("anthropic", "openai")
 
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
@@ -29,7 +32,11 @@ def create_provider(
     **options: Any,
 ) -> Provider:
     key_env = api_key_env or DEFAULT_KEY_ENV.get(provider, "")
-    if provider in PROVIDERS:
+    if provider == "offline":
+        from .provider_offline import OfflinePlanner
+
+        return OfflinePlanner(options.get("plans"), source=options.get("plans_source"))
+    if provider in SDK_PROVIDERS:
         _require_sdk(provider)
     if provider == "anthropic":
         from .provider_anthropic import AnthropicProvider

@@ -41,7 +41,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +67,16 @@ class ProviderSpec:
     model: str
     base_url: str | None = None
     api_key_env: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    """Passed on to :func:`~.providers.create_provider` (the offline provider's plans)."""
 
     @property
     def key_env(self) -> str:
         return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider, "")
 
     def create(self) -> Any:
-        return create_provider(self.provider, self.model, base_url=self.base_url, api_key_env=self.api_key_env)
+        return create_provider(self.provider, self.model, base_url=self.base_url, api_key_env=self.api_key_env,
+                               **self.options)
 
 
 # ----------------------------------------------------------------------------- the shared rate gate
