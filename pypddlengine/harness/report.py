@@ -259,7 +259,8 @@ def build_report(
     n_blocks = math.ceil(len(ordered) / BLOCK_SIZE)
     blocks = [ordered[b * BLOCK_SIZE:(b + 1) * BLOCK_SIZE] for b in range(n_blocks)]
     labels = [block_label(b, len(ordered)) for b in range(n_blocks)]
-    if any(len(a.records) != len(keys) for a in approaches):
+    ran_sets = {frozenset((*a.records, *a.excluded)) for a in approaches}
+    if len(ran_sets) == 1 and any(len(a.records) != len(keys) for a in approaches):
         rep.notes.append(
             "Not every approach has a (counted) record for every instance: "
             + ", ".join(f"{a.label}: {len(a.records)}/{len(keys)}" for a in approaches)

@@ -12,7 +12,10 @@ from typing import Any
 
 from .report_model import BLOCK_SIZE, COLOURS, RULES, Report, block_label
 
-__all__ = ["draw_figure", "render_markdown", "write_files"]
+__all__ = ["NOT_RUN", "draw_figure", "render_markdown", "write_files"]
+
+NOT_RUN = "not run"
+"""What a cell says for a block or task that a source did not run (never 0/0)."""
 
 
 def _fmt(value: Any, digits: int = 1) -> str:
@@ -84,7 +87,8 @@ def _table1(rep: Report) -> list[str]:
         headers += ["solved by both FD", "FD lama (both)", "FD seq (both)", "reduction"]
     rows = []
     for r in rep.difficulty:
-        row = [r["block"], r["instances"], r["lama_solved"], _fmt(r["lama_mean_length"])]
+        row = [r["block"], r["instances"], NOT_RUN if r["lama_solved"] is None else r["lama_solved"],
+               NOT_RUN if r["lama_solved"] is None else _fmt(r["lama_mean_length"])]
         if has_seq:
             row += [r.get("both_fd_solved"), _fmt(r.get("lama_mean_both")), _fmt(r.get("seq_mean_both")),
                     _fmt(r.get("reduction"))]
@@ -108,7 +112,8 @@ def _table2(rep: Report) -> list[str]:
     rows = []
     for a in rep.approaches:
         cells = {r["block"]: r for r in rep.block_success if r["approach"] == a.label}
-        rows.append([a.label] + [f"{cells[b]['solved']}/{cells[b]['n']}" for b in block_labels])
+        rows.append([a.label] + [f"{cells[b]['solved']}/{cells[b]['n']}" if cells[b]["n"] else NOT_RUN
+                                 for b in block_labels])
     lines += [_table(["Approach", *block_labels], rows), ""]
     if rep.excluded:
         lines += ["### Excluded runs (contaminated)", ""]

@@ -74,6 +74,14 @@ def check_sources(rep: Report) -> None:
     if len(budgets) > 1:
         per = "; ".join(f"{row['approach']}: {', '.join(f'{b:g}' for b in row['budget_s'])} s" for row in rep.sources)
         rep.warnings.append(f"the approaches ran with different budgets ({per}): their results are not comparable")
+    ran = {a.label: set(a.records) | set(a.excluded) for a in rep.approaches}
+    if len({frozenset(keys) for keys in ran.values()}) > 1:
+        common = set.intersection(*ran.values())
+        rep.warnings.append(
+            "the approaches ran on different task sets ("
+            + ", ".join(f"{label}: {len(keys)} tasks" for label, keys in ran.items())
+            + f"; {len(common)} in common): their rates are not comparable; a block or task an approach did not "
+            "run is marked 'not run', and the McNemar tests use the common tasks")
     by_source: dict[str, set[str]] = {}
     for a in rep.approaches:
         by_source.setdefault(a.source, set()).update(a.records, a.excluded)
@@ -93,7 +101,8 @@ def table1(rep: Report, blocks: list[list[str]], labels: list[str]) -> None:
     fd_seq = next((a for a in rep.approaches if a.method == "fd-seq-sat-lama-2011"), None)
     for label, members in zip(labels, blocks, strict=True):
         solved = [k for k in members if lama.get(k) is not None]
-        row: dict[str, Any] = {"block": label, "instances": len(members), "lama_solved": len(solved),
+        ran = any(k in lama for k in members)  # no lama-first source, or none of this block: not run
+        row: dict[str, Any] = {"block": label, "instances": len(members), "lama_solved": len(solved) if ran else None,
                                "lama_mean_length": mean_or_none([lama[k] for k in solved])}  # type: ignore[misc]
         if fd_seq is not None:
             both = [k for k in solved if fd_seq.solved(k)]

@@ -162,3 +162,39 @@ def test_unknown_tokens_make_lower_bounds(tmp_path: Path) -> None:
     assert row["tokens_per_run"] == 750 and row["lower_bound"] and row["runs_with_unknown_tokens"] == 1
     md = write_report(rep, tmp_path / "out")["report"].read_text()
     assert "| Agentic LLM | 2 | 1 | ≥ 750 |" in md
+
+
+# ----------------------------------------------------------------------------- issue 25 item 11
+
+
+def test_unequal_task_sets_are_warned_and_unrun_blocks_say_not_run(tmp_path: Path) -> None:
+    """84/102 beside 4/6 is not a comparison: the report says so (on stderr
+    too), and a block an approach never ran is 'not run', not 0/0."""
+    names = [f"instance-{i}" for i in range(1, 103)]
+    fd = [record("fd-lama-first", n, "solved" if i <= 84 else "timeout", 2 * i) for i, n in enumerate(names, 1)]
+    agent = [record("agentic", n, "solved" if i <= 4 else "timeout", i, tokens=100) for i, n in
+             enumerate(names[:6], 1)]
+    sources = [write(tmp_path / "fd", fd), write(tmp_path / "agentic", agent)]
+    result = CliRunner().invoke(experiment, ["report", *map(str, sources), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    assert "warning: the approaches ran on different task sets" in result.output
+    assert "FD lama-first: 102 tasks" in result.output and "Agentic LLM: 6 tasks" in result.output
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "different task sets" in md
+    per_block = md.split("### Success per difficulty block")[1].split("\n\n")[1]
+    agentic_row = next(line for line in per_block.splitlines() if line.startswith("| Agentic LLM"))
+    assert "0/0" not in agentic_row and agentic_row.count("not run") == 10
+
+
+def test_without_fast_downward_table1_says_not_run(tmp_path: Path) -> None:
+    """No lama-first source: Table I does not claim 'lama-first solved 0'."""
+    agent = [record("agentic", f"instance-{i}", "solved", i, tokens=100) for i in range(1, 13)]
+    source = write(tmp_path / "agentic", agent)
+    result = CliRunner().invoke(experiment, ["report", str(source), "--out", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    md = (tmp_path / "report" / "report.md").read_text()
+    table1 = md.split("## Table I")[1].split("## Table II")[0]
+    rows_ = [line for line in table1.splitlines() if line.startswith("| 0")]
+    assert rows_ and all("not run" in line for line in rows_), table1
+    assert "| 0–10 | 10 | 0 |" not in table1
+    assert "different task sets" not in md
