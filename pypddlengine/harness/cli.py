@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -104,8 +105,12 @@ def run(**opts: object) -> None:
 
     With --executor ray each run is one Ray task (--concurrency caps the runs
     in flight; rate limits are shared by all workers; the key is forwarded to
-    the workers); only this process writes --out. Exit code 1 when runs were
-    lost with their Ray workers (run the same command again to retry them).
+    the workers); only this process writes --out.
+
+    Exit codes: 0 done; 1 runs were lost with their Ray workers, or ended
+    with errors that say nothing about the model (an unreachable endpoint, a
+    bad key: run the same command again to redo them); 2 bad options, or a
+    --base-url that cannot be reached (checked before any run).
 
     \b
     Examples:
@@ -119,6 +124,7 @@ def run(**opts: object) -> None:
 
     from ..executors import ExecutorUnavailable, options_from_cli
     from .mcp_bridge import ToolboxSettings, parse_command
+    from .outcome import RERUN_ON_RESUME
     from .providers import create_provider
     from .records import ManifestMismatch, RecordsLocked, ResultsStore
     from .runner import ExperimentConfig, ExperimentSummary, run_experiment
@@ -174,6 +180,14 @@ def run(**opts: object) -> None:
         except PDDLError as err:
             click.echo(f"error: --observe: {err.message}" + (f"; hint: {err.hint}" if err.hint else ""), err=True)
             sys.exit(2)
+    if opts["base_url"]:  # a wrong URL is said now, not as one error record per run
+        from .provider_base import check_endpoint
+
+        problem = check_endpoint(str(opts["base_url"]))
+        if problem is not None:
+            click.echo(f"error: cannot reach --base-url {opts['base_url']}: {problem}; check the URL and that the "
+                       "server is running (nothing was run)", err=True)
+            sys.exit(2)
     provider_options: dict[str, object] = {}
     if opts["plans_source"] is not None:
         from .provider_offline import recorded_plans
@@ -226,6 +240,13 @@ def run(**opts: object) -> None:
     solved = sum(1 for r in summary.records if r["outcome"] == "solved")
     click.echo(f"{summary.planned - summary.lost} run(s) made ({solved} solved), {summary.skipped} already recorded; "
                f"records in {out / 'runs.jsonl'}")
+    not_the_model = Counter(str(r["outcome_detail"]) for r in summary.records
+                            if r["outcome"] == "error" and r["outcome_detail"] in RERUN_ON_RESUME)
+    if not_the_model:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(not_the_model.items()))
+        click.echo(f"error: {sum(not_the_model.values())} run(s) ended with errors that say nothing about the model "
+                   f"({kinds}): fix the endpoint, key or server and run the same command again to redo them", err=True)
+        sys.exit(1)
     if summary.lost:
         click.echo(f"{summary.lost} run(s) lost with their Ray workers and not recorded: "
                    "run the same command again to retry them", err=True)

@@ -11,7 +11,8 @@ from typing import Any, Protocol
 
 from .types import CallParams, Msg, ProviderError, ToolCall, ToolSpec, Turn, Usage
 
-__all__ = ["Provider", "SDKProvider", "classify_sdk_error", "make_turn", "parse_arguments", "require_key"]
+__all__ = ["Provider", "SDKProvider", "check_endpoint", "classify_sdk_error", "make_turn", "parse_arguments",
+           "require_key"]
 
 
 class Provider(Protocol):
@@ -89,6 +90,28 @@ def _causes(err: BaseException) -> list[BaseException]:
 def _refused(err: BaseException) -> bool:
     """Whether the connection was never made: refused, or no such host."""
     return any(isinstance(c, ConnectionRefusedError | socket.gaierror) for c in _causes(err))
+
+
+def check_endpoint(url: str, timeout_s: float = 10.0) -> str | None:
+    """Why ``url`` cannot be reached (refused, no such host, no answer in
+    ``timeout_s``), or ``None`` when it answers at all: any HTTP status,
+    401 and 404 included, shows that something listens there. Proxies from
+    the environment are used, as the SDKs use them."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except urllib.error.URLError as err:
+        reason = err.reason
+        return f"{type(reason).__name__}: {reason}" if isinstance(reason, BaseException) else str(reason)
+    except TimeoutError:
+        return f"no answer within {timeout_s:g} s"
+    except (OSError, ValueError) as err:  # a connection reset, a URL that is not one
+        return f"{type(err).__name__}: {err}"
 
 
 def _root(err: BaseException) -> str:

@@ -86,10 +86,11 @@ def test_run_with_no_tasks_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_tool_the_server_does_not_list_is_refused(tmp_path: Path, blocks: Path) -> None:
-    result = CliRunner().invoke(experiment, [
-        "run", "--method", "agentic", "--provider", "openai", "--model", "m", "--tasks",
-        str(blocks / "instance-1.pddl"), "--out", str(tmp_path / "x"), "--base-url", "http://127.0.0.1:9/v1",
-        "--tools", "execute_single_action,teleport"])
+    with FakeModelServer(AgentScript(blocks, {})) as server:  # reachable, never called
+        result = CliRunner().invoke(experiment, [
+            "run", "--method", "agentic", "--provider", "openai", "--model", "m", "--tasks",
+            str(blocks / "instance-1.pddl"), "--out", str(tmp_path / "x"), "--base-url", server.openai_base_url,
+            "--tools", "execute_single_action,teleport"])
     assert result.exit_code == 2 and "does not list the tool(s) teleport" in result.output
 
 
@@ -135,3 +136,38 @@ def test_a_second_run_on_the_same_out_is_refused(tmp_path: Path, blocks: Path) -
     assert first.returncode == 0, stderr
     records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
     assert [(r["instance_id"], r["outcome"]) for r in records] == [("instance-1", "solved")]
+
+
+# ----------------------------------------------------------------------------- issue 25 item 12
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("method", ["direct", "agentic"])
+def test_a_wrong_base_url_is_refused_before_any_run(tmp_path: Path, method: str) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(experiment, [
+        "run", "--method", method, "--provider", "openai", "--model", "m", "--tasks", "blocksworld/p01",
+        "--base-url", f"http://127.0.0.1:{_closed_port()}/v1", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "cannot reach --base-url" in result.output and "ConnectionRefusedError" in result.output
+    assert not (out / "runs.jsonl").exists() or not (out / "runs.jsonl").read_text()
+
+
+def test_runs_that_say_nothing_about_the_model_exit_non_zero(tmp_path: Path) -> None:
+    """The endpoint answers, but every call is refused (a bad key): the runs
+    are recorded as errors and the command says so with exit code 1."""
+    from pypddlengine.harness.fake_server import Reply
+
+    with FakeModelServer(lambda request: Reply(status=401, error_message="invalid key (scripted)")) as server:
+        result = CliRunner().invoke(experiment, [
+            "run", "--method", "direct", "--provider", "openai", "--model", "m", "--tasks", "blocksworld/p01",
+            "--base-url", server.openai_base_url, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "auth_error 1" in result.output and "run the same command again" in result.output
