@@ -54,3 +54,18 @@ def test_readme_python_examples_print_what_they_claim() -> None:
         assert len(printed) == len(expected)
         for exp, act in zip(expected, printed):
             assert _matches(exp, act), f"README says {exp!r}, code printed {act!r}"
+
+
+def test_inspector_steps_name_the_release_that_works_and_node_once() -> None:
+    """Issue 25 item 13: a bare ``npx @modelcontextprotocol/inspector`` may run
+    an old release from npx's cache (no ``--header``); the README names
+    ``@latest`` everywhere and states the Node.js version in one place."""
+    text = README.read_text()
+    assert "@modelcontextprotocol/inspector" in text
+    assert not re.findall(r"@modelcontextprotocol/inspector(?!@latest)", text)
+    assert len(re.findall(r"Node\.js \d", text)) == 1, re.findall(r".{40}Node\.js \d.{20}", text)
+
+
+def test_inspector_test_runs_the_release_the_readme_names() -> None:
+    source = (README.parent / "tests" / "mcp" / "test_mcp_inspector.py").read_text()
+    assert '"@modelcontextprotocol/inspector@latest"' in source

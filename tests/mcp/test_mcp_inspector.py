@@ -14,7 +14,7 @@ TypeScript SDK the Inspector ships (``@modelcontextprotocol/sdk`` from its
 ``node_modules``, whose ``Client.callTool`` makes the schema check) in one
 connection, over stdio and over HTTP.
 
-Needs ``npx`` (Node.js 20+; ``.ci/run`` installs it) and the npm registry, or
+Needs ``npx`` (Node.js and npm, see the README; ``.ci/run`` installs them) and the npm registry, or
 the package in npm's cache; skips saying why otherwise. ``PYPDDL_INSPECTOR``
 names another package spec (e.g. a pinned version). ``npx -y`` fetches the
 package once; the calls then run its ``mcp-inspector`` entry point from npx's
@@ -36,7 +36,7 @@ from typing import Any
 import pytest
 from mcp_support import BW3, BW3_PLAN, http_server, serve_command
 
-INSPECTOR = os.environ.get("PYPDDL_INSPECTOR", "@modelcontextprotocol/inspector")
+INSPECTOR = os.environ.get("PYPDDL_INSPECTOR", "@modelcontextprotocol/inspector@latest")  # as the README says
 SCHEMA_MISMATCH = ("-32602", "does not match the tool's output schema", "Structured content does not match")
 
 
@@ -44,7 +44,7 @@ SCHEMA_MISMATCH = ("-32602", "does not match the tool's output schema", "Structu
 def _inspector() -> tuple[str | None, str]:
     """(the path of the package's ``mcp-inspector`` entry point, or ``None``; why not)."""
     if shutil.which("npx") is None:
-        return None, "npx not found: install Node.js 20+ and npm (apt-get install nodejs npm) for the Inspector test"
+        return None, "npx not found: install Node.js and npm (apt-get install nodejs npm) for the Inspector test"
     try:
         proc = subprocess.run(["npx", "-y", "-p", INSPECTOR, "which", "mcp-inspector"], capture_output=True,
                               text=True, timeout=300)
