@@ -489,6 +489,7 @@ class _Checker:
             self.error(PDDLSemanticError, ErrorCode.DOMAIN_MISMATCH,
                        f"the problem is for domain '{p.domain_name}', but the domain is '{self.domain.name}'",
                        p.domain_span, hint="check that the domain and problem files belong together")
+            return  # the root cause: checking the problem against another domain would only cascade
         self._requirements(p.requirements)
         for obj in p.objects:
             if obj.name in self.constants:
