@@ -110,52 +110,106 @@ def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
 
+TASK_HELP = "A bundled task instead of DOMAIN and PROBLEM, e.g. blocksworld/p01 (see 'pypddl play --help')."
+
+
+def task_files(domain: str | None, problem: str | None, bundled: str | None) -> tuple[str, str]:
+    """DOMAIN and PROBLEM, or the files of the bundled task ``--task NAME``;
+    a usage error when both or neither are given, exit 2 for an unknown task."""
+    from .bundled import DEFAULT_TASK, bundled_task
+    from .errors import PDDLError
+
+    if bundled:
+        if domain or problem:
+            raise click.UsageError("give DOMAIN and PROBLEM, or --task NAME, not both")
+        try:
+            d, p = bundled_task(bundled)
+        except PDDLError as err:
+            report_error(err)
+            sys.exit(BAD_INPUT)
+        return str(d), str(p)
+    if not (domain and problem):
+        raise click.UsageError(f"give both DOMAIN and PROBLEM, or --task NAME (e.g. --task {DEFAULT_TASK})")
+    return domain, problem
+
+
+def plans_of(problem: Path, folder: Path) -> list[Path]:
+    """The plans of ``problem`` in ``folder``: ``<stem>.plan`` and
+    ``<stem>.plan.<n>`` (numbered anytime plans), in natural order."""
+    from .task import natural_key
+
+    stem = problem.stem
+    found = [p for p in folder.iterdir() if p.is_file() and (p.name == f"{stem}.plan" or
+                                                               p.name.startswith(f"{stem}.plan."))]
+    return sorted(found, key=lambda p: natural_key(p.name))
+
+
 # ----------------------------------------------------------------------------- validate
 
 
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False))
-@click.argument("problem", type=click.Path(dir_okay=False))
-@click.argument("plans", nargs=-1, required=True)
+@click.argument("files", nargs=-1, metavar="[DOMAIN PROBLEM] PLAN...")
+@click.option("--task", "bundled", help=TASK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON report per plan.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; report through the exit code.")
-def validate(domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool) -> None:
-    """Validate one or more PLAN files against DOMAIN and PROBLEM.
+def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bool) -> None:
+    """Validate one or more PLAN files against DOMAIN and PROBLEM (or --task).
 
     A plan holds one '(action arg ...)' per line (IPC/VAL format; ';'
     comments, 'N:' prefixes and '[d]' suffixes are accepted). Give '-' to
-    read a plan from stdin. Exit code 0: every plan is valid; 1: a plan is
-    invalid; 2: bad input.
+    read a plan from stdin. When PROBLEM is a folder, every problem in it is
+    validated with its plans, <problem>.plan and <problem>.plan.N, found in
+    the folder given as PLAN (default: PROBLEM's folder). Exit code 0: every
+    plan is valid; 1: a plan is invalid; 2: bad input.
 
     \b
-    Example:
+    Examples:
       pypddl validate domain.pddl p01.pddl p01.plan
+      pypddl validate --task blocksworld/p01 p01.plan
+      pypddl validate domain.pddl problems/ plans/
     """
     from .gcpause import paused_gc
 
+    if bundled:
+        domain, problem = task_files(None, None, bundled)
+        plans = list(files)
+    else:
+        if len(files) < 2:
+            raise click.UsageError("give DOMAIN, PROBLEM and PLAN files, or --task NAME and PLAN files")
+        domain, problem, plans = files[0], files[1], list(files[2:])
+    folder = not bundled and Path(problem).is_dir()
+    if not plans and not folder:
+        raise click.UsageError("give at least one PLAN file ('-' reads one from stdin)")
     with paused_gc():  # a short process building acyclic data: the collector would only rescan it
-        status, results = _validate_all(domain, problem, plans, as_json, quiet)
+        if folder:
+            if len(plans) > 1 or (plans and not Path(plans[0]).is_dir()):
+                raise click.UsageError("with a folder of problems, give at most one PLAN folder")
+            status, results = _validate_folder(domain, Path(problem), Path(plans[0] if plans else problem),
+                                               as_json, quiet)
+        else:
+            status, results = _validate_all(domain, problem, plans, as_json, quiet)
     if as_json and not quiet:
-        _echo_json(results if len(results) > 1 else results[0])
+        _echo_json(results if len(results) > 1 or folder else results[0])
     sys.exit(status)
 
 
 def _validate_all(
-    domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool
+    domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool, task: Any = None
 ) -> tuple[int, list[dict[str, Any]]]:
     from .errors import PDDLError
     from .loading import load_task, read_file
     from .syntax import parse_plan
     from .validate import validate_plan
 
-    try:
-        task = load_task(domain, problem)
-    except PDDLError as err:
-        report_error(err)
-        sys.exit(BAD_INPUT)
-    if not quiet:
-        for warning in task.report.warnings:  # e.g. a declared requirement the task never uses
-            click.echo(warning.render(), err=True)
+    if task is None:
+        try:
+            task = load_task(domain, problem)
+        except PDDLError as err:
+            report_error(err)
+            sys.exit(BAD_INPUT)
+        if not quiet:
+            for warning in task.report.warnings:  # e.g. a declared requirement the task never uses
+                click.echo(warning.render(), err=True)
     status = OK
     results: list[dict[str, Any]] = []
     for name in plans:
@@ -174,6 +228,49 @@ def _validate_all(
         if quiet or as_json:
             continue
         click.echo(_describe(name, report))
+    return status, results
+
+
+def _validate_folder(domain: str, problems: Path, plan_folder: Path, as_json: bool, quiet: bool
+                     ) -> tuple[int, list[dict[str, Any]]]:
+    """Every problem of a folder with its plans (see :func:`plans_of`)."""
+    from .errors import PDDLError
+    from .lifted import compile_task
+    from .loading import load_domain, load_problem, problem_files
+
+    try:
+        parsed = load_domain(domain)
+    except PDDLError as err:
+        report_error(err)
+        sys.exit(BAD_INPUT)
+    status, results, without = OK, [], []
+    counts = {"valid": 0, "invalid": 0}
+    for problem in problem_files(problems):
+        plans = plans_of(problem, plan_folder)
+        if not plans:
+            without.append(problem)
+            if not quiet and not as_json:
+                click.echo(f"{problem}: no plan ({problem.stem}.plan in {plan_folder})")
+            continue
+        try:
+            task = compile_task(parsed, load_problem(problem))
+        except PDDLError as err:
+            report_error(err)
+            status = BAD_INPUT
+            results.append({"problem": str(problem), "error": err.to_dict()})
+            continue
+        one, found = _validate_all(domain, str(problem), [str(p) for p in plans], as_json, quiet, task)
+        status = max(status, one)
+        for result in found:
+            counts["valid" if result.get("valid") else "invalid"] += 1
+            results.append({"problem": str(problem), **result})
+    if not results:
+        click.echo(f"error: no problem files in {problems}" if not without else
+                   f"error: no plans (<problem>.plan or <problem>.plan.N) in {plan_folder}", err=True)
+        sys.exit(BAD_INPUT)
+    if not quiet and not as_json:
+        click.echo(f"{counts['valid']} valid, {counts['invalid']} invalid, "
+                   f"{counted(len(without), 'problem')} without a plan")
     return status, results
 
 
@@ -200,24 +297,32 @@ def _describe(name: str, report: Any) -> str:
 
 
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False))
-@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.argument("domain", type=click.Path(dir_okay=False), required=False)
+@click.argument("problem", type=click.Path(), required=False)
+@click.option("--task", "bundled", help=TASK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the diagnostics as JSON.")
 @click.option("--warnings/--no-warnings", default=True, help="Also print warnings (default: on).")
-def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> None:
+def check(domain: str | None, problem: str | None, bundled: str | None, as_json: bool, warnings: bool) -> None:
     """Parse and check DOMAIN (and PROBLEM), reporting every error found.
 
+    PROBLEM may be a folder: every problem in it is checked against DOMAIN.
     Exit code 0: no errors; 1: the PDDL has errors; 2: a file cannot be read
     or does not parse.
 
     \b
-    Example:
+    Examples:
       pypddl check domain.pddl problem.pddl
+      pypddl check --task blocksworld/p01
+      pypddl check domain.pddl problems/
     """
     from .checker import check as run_check
     from .errors import PDDLError
     from .loading import load_domain, load_problem
 
+    if bundled or domain is None:  # DOMAIN alone is checked alone
+        domain, problem = task_files(domain, problem, bundled)
+    if problem is not None and Path(problem).is_dir():
+        sys.exit(_check_folder(domain, Path(problem), as_json, warnings))
     try:
         d = load_domain(domain)
         p = load_problem(problem) if problem else None
@@ -236,11 +341,7 @@ def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> No
             "features": sorted(report.features),
         })
     else:
-        for err in report.errors:
-            click.echo(err.render(), err=True)
-        if warnings:
-            for w in report.warnings:
-                click.echo(w.render(), err=True)
+        _print_diagnostics(report, warnings)
         what = f"{domain}" + (f" and {problem}" if problem else "")
         if report.ok:
             click.echo(f"{what}: ok ({counted(len(report.warnings), 'warning')})")
@@ -250,26 +351,94 @@ def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> No
     sys.exit(OK if report.ok else INVALID)
 
 
+def _print_diagnostics(report: Any, warnings: bool, skip: frozenset[str] = frozenset()) -> None:
+    for err in report.errors:
+        if err.render() not in skip:
+            click.echo(err.render(), err=True)
+    if warnings:
+        for w in report.warnings:
+            if w.render() not in skip:
+                click.echo(w.render(), err=True)
+
+
+def _check_folder(domain: str, folder: Path, as_json: bool, warnings: bool) -> int:
+    """Check DOMAIN once and every problem of ``folder`` against it; the
+    domain's own diagnostics are shown once, not with every problem."""
+    from .checker import check as run_check
+    from .errors import PDDLError
+    from .loading import load_domain, load_problem, problem_files
+
+    try:
+        d = load_domain(domain)
+    except PDDLError as err:
+        if as_json:
+            _echo_json({"ok": False, "errors": [err.to_dict()], "warnings": [], "problems": []})
+        else:
+            report_error(err)
+        return BAD_INPUT
+    files = problem_files(folder)
+    if not files:
+        click.echo(f"error: no problem files in {folder}", err=True)
+        return BAD_INPUT
+    own = run_check(d)
+    seen = frozenset(e.render() for e in (*own.errors, *own.warnings))
+    status = OK if own.ok else INVALID
+    rows: list[dict[str, Any]] = []
+    if not as_json:
+        _print_diagnostics(own, warnings)
+    for problem in files:
+        try:
+            report = run_check(d, load_problem(problem))
+        except PDDLError as err:
+            status = BAD_INPUT
+            rows.append({"problem": str(problem), "ok": False, "errors": [err.to_dict()], "warnings": []})
+            if not as_json:
+                report_error(err)
+            continue
+        if not report.ok and status == OK:
+            status = INVALID
+        errors = [e for e in report.errors if e.render() not in seen]
+        notes = [w for w in report.warnings if w.render() not in seen]
+        rows.append({"problem": str(problem), "ok": not errors,
+                     "errors": [e.to_dict() for e in errors],
+                     "warnings": [w.to_dict() for w in notes] if warnings else []})
+        if not as_json:
+            _print_diagnostics(report, warnings, seen)
+    ok = sum(1 for row in rows if row["ok"])
+    if as_json:
+        _echo_json({"ok": status == OK, "errors": [e.to_dict() for e in own.errors],
+                    "warnings": [w.to_dict() for w in own.warnings] if warnings else [], "problems": rows})
+    else:
+        line = f"{domain}: {counted(len(own.errors), 'error')}; " if own.errors else f"{domain}: "
+        click.echo(line + f"{counted(len(rows), 'problem')}: {ok} ok"
+                   + (f", {len(rows) - ok} with errors" if ok < len(rows) else ""),
+                   err=status != OK)
+    return status
+
+
 # ----------------------------------------------------------------------------- ground
 
 
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False))
-@click.argument("problem", type=click.Path(dir_okay=False))
+@click.argument("domain", type=click.Path(dir_okay=False), required=False)
+@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.option("--task", "bundled", help=TASK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @click.option("--max-actions", type=int, default=3_000_000, show_default=True, help="Refuse larger groundings.")
-def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
-    """Ground DOMAIN and PROBLEM and print task statistics.
+def ground(domain: str | None, problem: str | None, bundled: str | None, as_json: bool, max_actions: int) -> None:
+    """Ground DOMAIN and PROBLEM (or --task) and print task statistics.
 
     \b
-    Example:
+    Examples:
       pypddl ground domain.pddl problem.pddl
+      pypddl ground --task blocksworld/p11 --json
     """
     from .errors import PDDLError
     from .grounding import GroundingOptions
     from .grounding import ground as run_ground
     from .loading import load_task
 
+    domain, problem = task_files(domain, problem, bundled)
     start = time.perf_counter()
     try:
         lifted = load_task(domain, problem)
@@ -332,17 +501,12 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
       pypddl play domain.pddl problem.pddl
       pypddl play --task blocksworld/p03
     """
-    from .bundled import DEFAULT_TASK, bundled_task
     from .errors import PDDLError
     from .loading import open_session
     from .play import run_repl
 
-    if bundled and (domain or problem):
-        raise click.UsageError("give DOMAIN and PROBLEM, or --task NAME, not both")
-    if not bundled and not (domain and problem):
-        raise click.UsageError(f"give both DOMAIN and PROBLEM, or --task NAME (e.g. --task {DEFAULT_TASK})")
+    paths = task_files(domain, problem, bundled)
     try:
-        paths = (Path(domain), Path(problem)) if domain and problem else bundled_task(bundled or DEFAULT_TASK)
         session = open_session(*paths, feedback=feedback, heuristic=heuristic, proof_budget=proof_budget,
                                observation=observation)
     except PDDLError as err:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .lifted import LiftedTask, compile_task
@@ -17,16 +18,32 @@ if TYPE_CHECKING:  # the session and grounder load only when a session is opened
 
 __all__ = [
     "PDDLSource",
+    "is_domain_file",
     "is_pddl_text",
     "load_domain",
     "load_plan",
     "load_problem",
     "load_task",
     "open_session",
+    "problem_files",
     "read_file",
     "read_source",
     "validate_files",
 ]
+
+def is_domain_file(path: PathLike) -> bool:
+    """Whether a file in a folder of tasks is a domain (its name starts with
+    ``domain``, as in the IPC layouts), not a problem."""
+    return Path(path).stem.lower().startswith("domain")
+
+
+def problem_files(folder: PathLike) -> list[Path]:
+    """The problem files of a folder: every ``*.pddl`` that is not a domain
+    file, in natural order of their names (``p2`` before ``p10``)."""
+    from .task import natural_key
+
+    return sorted((p for p in Path(folder).glob("*.pddl") if not is_domain_file(p)), key=lambda p: natural_key(p.name))
+
 
 def load_domain(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> Domain:
     return parse_domain(read_file(path, max_bytes=max_bytes), filename=str(path), max_bytes=max_bytes)

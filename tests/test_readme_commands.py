@@ -59,6 +59,9 @@ COMMANDS: dict[str, Run | Skip] = {
         replace={"[more.plan ...]": "more.plan"}, check="valid plan"),
     "pypddl check domain.pddl problem.pddl": Run(check="ok"),
     "pypddl ground domain.pddl problem.pddl": Run(check="ground actions"),
+    "pypddl validate --task blocksworld/p01 plan.txt": Run(check="valid plan (6 steps)"),
+    "pypddl validate domain.pddl problems/": Run(check="1 valid, 0 invalid, 1 problem without a plan"),
+    "pypddl check domain.pddl problems/": Run(check="2 problems: 2 ok"),
     "pypddl serve": Run(stdin="", timeout=60, check=""),  # stdin at EOF: the server must end by itself
     "pypddl solve domain.pddl p01.pddl --planner lama-first --time-limit 60": Run(needs=("fd",), check="(unit cost)"),
     "pypddl solve --task blocksworld/p07 -p seq-sat-lama-2011 -t 10 -o p07.plan": Run(needs=("fd",), timeout=60),
@@ -161,6 +164,11 @@ def _scratch(tmp: Path) -> Path:
         shutil.copy(BW102 / "domain.pddl", bw / "domain.pddl")
         for i in (1, 2, 3):
             shutil.copy(BW102 / f"instance-{i}.pddl", bw / f"instance-{i}.pddl")
+    problems = tmp / "problems"
+    problems.mkdir()
+    for name in ("p01", "p02"):
+        shutil.copy(bundled_task(f"blocksworld/{name}")[1], problems / f"{name}.pddl")
+    (problems / "p01.plan").write_text(plan)
     (tmp / "bench").mkdir()
     return tmp
 

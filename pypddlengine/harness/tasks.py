@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..lifted import LiftedTask
 
+from ..loading import is_domain_file, problem_files
 from ..records import sha256_file
 from ..task import natural_key
 
@@ -72,20 +73,16 @@ class TaskSpec:
         }
 
 
-def _is_domain_file(path: Path) -> bool:
-    return path.stem.lower().startswith("domain")
-
-
 def resolve_tasks(spec: str, *, domain: str | Path | None = None, limit: int | None = None) -> list[TaskSpec]:
     """The tasks named by ``spec`` (see the module docstring)."""
     path = Path(spec).expanduser()
     problems: list[Path]
     if path.is_dir():
-        problems = [p for p in path.glob("*.pddl") if not _is_domain_file(p)]
+        problems = problem_files(path)
     elif path.is_file():
         problems = [path]
     elif any(ch in spec for ch in "*?["):
-        problems = [Path(p) for p in glob.glob(str(path)) if Path(p).is_file() and not _is_domain_file(Path(p))]
+        problems = [Path(p) for p in glob.glob(str(path)) if Path(p).is_file() and not is_domain_file(p)]
     else:
         problems = []
         bundled = _bundled(spec)
