@@ -42,6 +42,7 @@ __all__ = [
     "SessionInfo",
     "SessionList",
     "SessionSummary",
+    "STATE_FORMAT",
     "StateAtoms",
     "StateView",
     "StepFailureView",
@@ -52,6 +53,14 @@ __all__ = [
 
 Rendering = Literal["compact", "plain"]
 StateAtoms = dict[str, list[str]] | list[str]
+
+STATE_FORMAT = (
+    'Compact states group atoms by predicate: {"on": ["d b"], "handempty": [""]} is (on d b) and (handempty); '
+    'each string holds one atom\'s arguments separated by spaces ("" for none); "(derived)" marks a derived '
+    'predicate.'
+)
+"""How a state reads, told to the model in the server's instructions and in
+the descriptions of the tools that return states."""
 """Atoms grouped by predicate (compact) or a flat sorted list (plain)."""
 
 Number = int | float

@@ -151,7 +151,7 @@ Step-wise PDDL simulation. Start with initialise_session (PDDL text, file paths,
 query_current_state, query_applicable_actions, execute_single_action (one action, e.g. '(unstack c a)'). \
 reset_to_initial_state or undo_last_action go back, checkpoint saves and restores named points; \
 validate_complete_plan checks a plan (the session's history by default); close_session frees the session. \
-Errors start with [CODE] and say what to do next."""
+Errors start with [CODE] and say what to do next. """ + m.STATE_FORMAT
 
 SessionId = Annotated[
     str, Field(min_length=1, max_length=128, description="the session_id returned by initialise_session")
@@ -173,8 +173,14 @@ def _writes(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
     )
 
 
-def _tool(server: "EngineServer", annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _tool(server: "EngineServer", annotations: ToolAnnotations, *, states: bool = False
+          ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a tool; ``states``: its description also says how a state
+    reads (:data:`~.models.STATE_FORMAT`)."""
+
     def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if states:
+            fn.__doc__ = inspect.cleandoc(fn.__doc__ or "") + "\n\n" + m.STATE_FORMAT
         server.register(fn, annotations)
         return fn
 
@@ -209,7 +215,7 @@ def build_server(
 
     # ------------------------------------------------------------------ initialise
 
-    @_tool(server, _writes(destructive=False, idempotent=False))
+    @_tool(server, _writes(destructive=False, idempotent=False), states=True)
     async def initialise_session(
         task: Annotated[str | None, Field(max_length=200, description="a bundled task, e.g. 'blocksworld/p01'")] = None,
         domain: Annotated[str | None, Field(description="the domain as PDDL text, or a file path")] = None,
@@ -321,7 +327,7 @@ def build_server(
 
     # ------------------------------------------------------------------ queries
 
-    @_tool(server, READ_ONLY)
+    @_tool(server, READ_ONLY, states=True)
     async def query_current_state(
         session_id: SessionId,
         include_static: Annotated[bool | None, Field(

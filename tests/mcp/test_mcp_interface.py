@@ -41,7 +41,7 @@ async def test_tool_listing(server) -> None:  # type: ignore[no-untyped-def]
                                                                           "rendering"}
     # what a model is shown (name, description, input schema) stays small
     visible = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools.values()]
-    assert len(json.dumps(visible)) < 12_000
+    assert len(json.dumps(visible)) < 12_500  # 12,000 before two descriptions said how a compact state reads
 
 
 async def test_instructions_and_bundled_resources(server) -> None:  # type: ignore[no-untyped-def]
@@ -58,6 +58,20 @@ async def test_instructions_and_bundled_resources(server) -> None:  # type: igno
         assert problem.contents[0].text == bundled_task(task)[1].read_text()
         listed = await Tools(client).ok("list_bundled_tasks")
         assert listed["tasks"] == bundled_tasks() and "blocksworld" in listed["domains"]
+
+
+async def test_the_compact_state_format_is_explained_to_the_model(tools: Tools, server) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25 item 15: ``"handempty": [""]`` and ``"on": ["d b"]`` are said
+    in words in the server's instructions and in the descriptions of the tools
+    that return states, and the words match what the tools return."""
+    async with Client(server) as client:
+        instructions = client.instructions or ""
+        described = {t.name: t.description or "" for t in (await client.list_tools()).tools}
+    for text in (instructions, described["query_current_state"], described["initialise_session"]):
+        assert '"handempty": [""]' in text and "is (on d b) and (handempty)" in text and "separated by spaces" in text
+    opened = await tools.ok("initialise_session", domain=BW_DOMAIN, problem=bw_problem(3))
+    state = (await tools.ok("query_current_state", session_id=opened["session_id"]))["state"]
+    assert state["handempty"] == [""] and all(" " in args for args in state["on"])
 
 
 async def test_bundled_names_work_where_small_models_put_them(tools: Tools) -> None:
