@@ -139,8 +139,9 @@ def serve(
                    "Ctrl-C to stop)", err=True)
 
     if not use_http:
-        click.echo("pypddl MCP server on stdio: waiting for an MCP client on stdin (this command is meant to be "
-                   "started by the client; Ctrl-C to stop)", err=True)
+        if sys.stdin.isatty():  # started by hand; a client that starts the server (a pipe) needs no banner
+            click.echo("pypddl MCP server on stdio: waiting for an MCP client on stdin (this command is meant to be "
+                       "started by the client; Ctrl-C to stop)", err=True)
         signal.signal(signal.SIGTERM, lambda *_: _exit_now(0))
     code = 0
     try:

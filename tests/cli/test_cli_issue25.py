@@ -107,3 +107,41 @@ def test_check_a_folder_of_problems(tmp_path: Path) -> None:
     assert [Path(p["problem"]).name for p in report["problems"]] == ["p01.pddl", "p02.pddl", "p03.pddl", "p04.pddl"]
     assert [p["ok"] for p in report["problems"]] == [True, True, True, False]
     assert report["problems"][3]["errors"][0]["code"] == "DOMAIN_MISMATCH"
+
+
+# ----------------------------------------------------------------------------- item 16: the small ones
+
+
+def test_a_server_started_by_a_client_prints_no_banner() -> None:
+    """Every stdio run of an experiment started a server that printed its
+    'waiting for an MCP client' banner; a client (a pipe, not a terminal)
+    needs none."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pypddlengine.cli", "serve"], input="", capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "waiting for an MCP client" not in proc.stderr and proc.stdout == ""
+
+
+def test_a_server_started_in_a_terminal_says_it_waits() -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "pypddlengine.cli", "serve"], stdin=secondary,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(secondary)
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+        finally:
+            proc.kill()
+            proc.wait()
+        assert b"waiting for an MCP client" in line
+    finally:
+        os.close(primary)
