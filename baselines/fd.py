@@ -327,7 +327,11 @@ def resolve_config(spec: str, *, check_alias: bool = True) -> PlannerConfig:
     if check_alias:
         aliases = known_aliases()
         if aliases and text not in aliases:
-            raise ValueError(f"unknown Fast Downward alias '{text}'; known aliases: {', '.join(aliases)}")
+            import difflib
+
+            close = difflib.get_close_matches(text, [*CONFIGS, *aliases], n=1, cutoff=0.6)
+            guess = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ValueError(f"unknown Fast Downward alias '{text}'{guess}; known aliases: {', '.join(aliases)}")
     return PlannerConfig(text, alias=text)
 
 

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from pypddlengine.bundled import bundled_task
@@ -145,3 +146,9 @@ def test_a_server_started_in_a_terminal_says_it_waits() -> None:
         assert b"waiting for an MCP client" in line
     finally:
         os.close(primary)
+
+
+def test_a_misspelt_planner_gets_a_suggestion() -> None:
+    pytest.importorskip("up_fast_downward", reason="Fast Downward is not installed (pip install up-fast-downward)")
+    code, out = invoke("solve", "--task", "blocksworld/p01", "-p", "lama-frist", "-t", "10")
+    assert code == 2 and "did you mean 'lama-first'?" in out, out
