@@ -445,6 +445,9 @@ def ground(domain: str | None, problem: str | None, bundled: str | None, as_json
         parsed = time.perf_counter()
         task = run_ground(lifted, GroundingOptions(max_actions=max_actions))
     except PDDLError as err:
+        if (err.details or {}).get("kind") in ("actions", "estimate"):  # the one limit this command sets
+            err.hint = (f"{err.hint}; " if err.hint else "") + \
+                f"--max-actions N raises the limit ({max_actions:,} now)"
         report_error(err)
         sys.exit(BAD_INPUT)
     done = time.perf_counter()

@@ -152,3 +152,11 @@ def test_a_misspelt_planner_gets_a_suggestion() -> None:
     pytest.importorskip("up_fast_downward", reason="Fast Downward is not installed (pip install up-fast-downward)")
     code, out = invoke("solve", "--task", "blocksworld/p01", "-p", "lama-frist", "-t", "10")
     assert code == 2 and "did you mean 'lama-first'?" in out, out
+
+
+def test_the_grounding_limit_hint_names_the_option(tmp_path: Path) -> None:
+    domain, problem = bundled_task("blocksworld/p05")
+    code, out = invoke("ground", str(domain), str(problem), "--max-actions", "10")
+    assert code == 2 and "GROUNDING_LIMIT" in out and "--max-actions N raises the limit (10 now)" in out, out
+    code, out = invoke("ground", str(domain), str(problem), "--max-actions", "100000")
+    assert code == 0, out
