@@ -369,7 +369,15 @@ def reference(
 
     from .fd import CONFIGS
     from .records import read_records
-    from .reference import block_rows, difficulty_order, format_report, latest_records, outcome_rows, write_difficulty
+    from .reference import (
+        block_rows,
+        difficulty_order,
+        format_report,
+        latest_records,
+        outcome_rows,
+        rounded,
+        write_difficulty,
+    )
 
     where = options_from_cli(executor, ray_address, ray_cpus)
     chosen = _task_list(tasks, False, select, limit)
@@ -402,7 +410,8 @@ def reference(
     budget = next(iter(budgets)) if len(budgets) == 1 else None
     if as_json:
         click.echo(json.dumps({"order": order, "tasks": len(ordered), "benchmark_tasks": benchmark_tasks,
-                               "table1": block_rows(ordered), "table2": outcome_rows(ordered)}, indent=1))
+                               "table1": [rounded(row) for row in block_rows(ordered)],
+                               "table2": outcome_rows(ordered)}, indent=1))
     else:
         click.echo(format_report(ordered, order, time_limit=budget, benchmark_tasks=benchmark_tasks), nl=False)
     sys.exit(LOST if not report_only and summary.lost else OK)

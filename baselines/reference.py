@@ -33,6 +33,7 @@ gives the mean plan length of each over those tasks and the difference
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,30 +48,58 @@ __all__ = [
     "ORDER_RULES",
     "PAPER",
     "OrderedTask",
+    "block_label",
     "block_rows",
+    "describe_order",
     "difficulty_order",
     "format_report",
     "order_by_rule",
     "outcome_rows",
+    "rounded",
 ]
 
 BLOCK_SIZE = 10
 K = TypeVar("K", bound=Hashable)
 LAMA, SEQ = CONFIGS["lama-first"].method, CONFIGS["seq-sat-lama-2011"].method
 
+_BLOCKS = "blocks are consecutive runs of 10 in this order (0-based positions; the last block is shorter)"
+_AS_IN_THE_PAPER = (", as in the paper (§III-C: 'used in their original benchmark order'; its Table I's 7, 7, 3, 0 "
+                    "tasks solved by both Fast Downward configurations in blocks 70–80 .. 100–102 need it)")
 ORDER_RULES = {
-    "benchmark": (
-        "tasks in their original benchmark order (natural order of the instance ids: instance-1, instance-2, ..., "
-        "instance-102), as in the paper (§III-C: 'used in their original benchmark order'; its Table I's 7, 7, 3, "
-        "0 tasks solved by both Fast Downward configurations in blocks 70-80 .. 100-102 need it); blocks are "
-        "consecutive runs of 10 in this order (0-based positions; the last block is shorter)"
-    ),
+    "benchmark": f"tasks in their original benchmark order (natural order of the instance ids){_AS_IN_THE_PAPER}; "
+                 + _BLOCKS,
     "lama": (
         "tasks ordered by lama-first plan length (ascending), ties by benchmark order; tasks lama-first did not "
         "solve come last, by number of objects, then benchmark order (not the paper's order); blocks are "
         "consecutive runs of 10 in this order (0-based positions; the last block is shorter)"
     ),
 }
+_PAPER_ID = re.compile(r"instance-\d+")
+
+
+def paper_ids(ids: Sequence[str]) -> bool:
+    """Whether instance ids are named as the paper's IPC-2000 tasks (``instance-N``)."""
+    return bool(ids) and all(_PAPER_ID.fullmatch(i) for i in ids)
+
+
+def describe_order(rule: str, ids: Sequence[str]) -> str:
+    """The text of ordering ``rule`` (:data:`ORDER_RULES`) for tasks whose
+    benchmark order is ``ids``: the benchmark rule names the first and last
+    ids, and cites the paper only for its own task names."""
+    if rule != "benchmark" or not ids:
+        return ORDER_RULES[rule]
+    shown = ", ".join(ids) if len(ids) <= 3 else f"{ids[0]}, {ids[1]}, ..., {ids[-1]}"
+    paper = _AS_IN_THE_PAPER if paper_ids(ids) else ""
+    return f"tasks in their original benchmark order (natural order of the instance ids: {shown}){paper}; {_BLOCKS}"
+
+
+def block_label(index: int, total: int) -> str:
+    """Block ``index`` of ``total`` tasks, as every table writes it: ``0–10``
+    .. ``100–102`` (positions, the last block shorter)."""
+    lo = index * BLOCK_SIZE
+    return f"{lo}–{min(lo + BLOCK_SIZE, total)}"
+
+
 ORDER_LABELS = {
     "benchmark": "instances in benchmark order",
     "lama": "instances by lama-first plan length (unsolved last)",
@@ -103,9 +132,9 @@ PAPER: dict[str, Any] = {
     "tasks": 102,
     "first_failure_position": 72,
     "table1": [
-        ("0-10", 10, 14.0, 14.0), ("10-20", 10, 39.8, 37.6), ("20-30", 10, 61.6, 36.4), ("30-40", 10, 146.4, 64.8),
-        ("40-50", 10, 199.2, 106.8), ("50-60", 10, 222.4, 135.4), ("60-70", 10, 253.8, 207.2),
-        ("70-80", 7, 281.4, 228.3), ("80-90", 7, 380.0, 328.0), ("90-100", 3, 484.0, 374.7), ("100-102", 0, None, None),
+        ("0–10", 10, 14.0, 14.0), ("10–20", 10, 39.8, 37.6), ("20–30", 10, 61.6, 36.4), ("30–40", 10, 146.4, 64.8),
+        ("40–50", 10, 199.2, 106.8), ("50–60", 10, 222.4, 135.4), ("60–70", 10, 253.8, 207.2),
+        ("70–80", 7, 281.4, 228.3), ("80–90", 7, 380.0, 328.0), ("90–100", 3, 484.0, 374.7), ("100–102", 0, None, None),
     ],
 }
 
@@ -166,6 +195,32 @@ def _mean(values: list[int]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def rounded(row: dict[str, Any], digits: int = 3) -> dict[str, Any]:
+    """``row`` with its floats rounded to ``digits`` (JSON output: a mean is
+    39.8, never 39.800000000000004)."""
+    return {k: round(v, digits) if isinstance(v, float) else v for k, v in row.items()}
+
+
+def _benchmark_ids(order: list[OrderedTask]) -> list[str]:
+    from pypddlengine.task import natural_key
+
+    return sorted((t.task.instance_id for t in order), key=natural_key)
+
+
+def _papers_benchmark(order: list[OrderedTask]) -> bool:
+    """Whether these are (some of) the paper's tasks: ids ``instance-N`` and
+    the IPC-2000 domain, named ``blocks``."""
+    from pypddlengine.errors import PDDLError
+    from pypddlengine.loading import load_domain
+
+    if not order or not paper_ids([t.task.instance_id for t in order]):
+        return False
+    try:
+        return load_domain(order[0].task.domain).name == "blocks"
+    except PDDLError:
+        return False
+
+
 def block_rows(order: list[OrderedTask]) -> list[dict[str, Any]]:
     """Table I: per block, the tasks solved by both configurations, their
     mean plan lengths and the difference. When only one configuration has
@@ -184,7 +239,7 @@ def block_rows(order: list[OrderedTask]) -> list[dict[str, Any]]:
         lama = _mean([t.length(LAMA) for t in both]) if have_lama else None  # type: ignore[misc]
         seq = _mean([t.length(SEQ) for t in both]) if have_seq else None  # type: ignore[misc]
         rows.append({
-            "block": f"{start}-{start + len(block)}",
+            "block": block_label(start // BLOCK_SIZE, len(order)),
             "tasks": len(block),
             "both_solved": len(both),
             "lama_solved": sum(1 for t in block if t.length(LAMA) is not None),
@@ -225,7 +280,7 @@ def format_report(order: list[OrderedTask], rule: str, *, time_limit: float | No
     """Tables I and II as text, with the ordering rule, the failed tasks and
     the paper's numbers for comparison. ``benchmark_tasks``: how many tasks
     the benchmark has, when ``order`` holds only those with records."""
-    lines = [f"Ordering rule ({rule}): {ORDER_RULES[rule]}.", ""]
+    lines = [f"Ordering rule ({rule}): {describe_order(rule, _benchmark_ids(order))}.", ""]
     if benchmark_tasks is not None:
         lines += [f"Tasks: {len(order)} of the benchmark's {benchmark_tasks} tasks have records; the tables cover "
                   "those.", ""]
@@ -261,9 +316,12 @@ def format_report(order: list[OrderedTask], rule: str, *, time_limit: float | No
         lines.append(f"  #{t.position}: {t.task.instance_id}  {lo} / {so}")
     if not failed:
         lines.append("  none")
-    paper_counts = ", ".join(str(row[1]) for row in PAPER["table1"])
-    lines += ["", "Paper (i9-14900K, 180 s, benchmark order): both configurations 87/102 (85.3%), 15 timeouts, 0 early",
-              f"  exits; failures 'from instance 72 onwards'; Table I solved by both per block: {paper_counts}."]
+    lines.append("")
+    if _papers_benchmark(order):
+        paper_counts = ", ".join(str(row[1]) for row in PAPER["table1"])
+        lines += ["Paper (i9-14900K, 180 s, benchmark order): both configurations 87/102 (85.3%), 15 timeouts, 0 "
+                  "early", f"  exits; failures 'from instance 72 onwards'; Table I solved by both per block: "
+                  f"{paper_counts}."]
     for row in rows:
         if row["missing"] == row["tasks"]:
             continue
@@ -280,13 +338,12 @@ def difficulty_json(order: list[OrderedTask], rule: str) -> str:
     """The order as JSON (``difficulty.json``), for the LLM harness's reports."""
     data = {
         "rule": rule,
-        "description": ORDER_RULES[rule],
+        "description": describe_order(rule, _benchmark_ids(order)),
         "block_size": BLOCK_SIZE,
         "order": [
             {
                 "position": t.position,
-                "block": f"{t.position // BLOCK_SIZE * BLOCK_SIZE}-"
-                         f"{min(t.position // BLOCK_SIZE * BLOCK_SIZE + BLOCK_SIZE, len(order))}",
+                "block": block_label(t.position // BLOCK_SIZE, len(order)),
                 "instance_id": t.task.instance_id,
                 "problem_sha256": t.task.problem_sha256,
                 "lama_first_length": t.length(LAMA),

@@ -40,7 +40,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..baselines.reference import ORDER_LABELS, ORDER_RULES, order_by_rule
+from ..baselines.reference import ORDER_LABELS, ORDER_RULES, describe_order, order_by_rule
 from .records import read_records, run_key
 from .report_model import (
     BLOCK_SIZE,
@@ -233,7 +233,8 @@ def build_report(
         order_text = f"as listed in {difficulty_file}" + (f" ({ORDER_RULES[rule]})" if rule in ORDER_RULES else "")
         label = ORDER_LABELS.get(rule, f"instances in the order of {Path(difficulty_file).name}")
     else:
-        rule, order_text, label = order, ORDER_RULES[order], ORDER_LABELS[order]
+        ids = sorted({display.get(k, k) for k in keys}, key=natural_key)
+        rule, order_text, label = order, describe_order(order, ids), ORDER_LABELS[order]
         if lama_approach is not None:
             lama = {k: plan_length(r) if r.get("outcome") == "solved" else None
                     for k, r in (*lama_approach.records.items(), *lama_approach.excluded.items())}

@@ -8,12 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..baselines.reference import ORDER_LABELS, ORDER_RULES
+from ..baselines.reference import BLOCK_SIZE, ORDER_LABELS, ORDER_RULES, block_label
 from .tasks import natural_key
 
 __all__ = ["BLOCK_SIZE", "COLOURS", "RULES", "Approach", "ContaminatedRuns", "Report", "block_label", "plan_length"]
 
-BLOCK_SIZE = 10
 OUTCOME_ORDER = ("solved", "timeout", "early_exit", "error")
 DISPLAY = {
     "fd-lama-first": "FD lama-first",
@@ -128,12 +127,6 @@ def plan_length(record: dict[str, Any]) -> int | None:
         return len(record["plan"])
     return None
 
-
-
-def block_label(index: int, total: int) -> str:
-    lo = index * BLOCK_SIZE
-    hi = min(lo + BLOCK_SIZE, total)
-    return f"{lo}–{hi}"
 
 
 @dataclass

@@ -53,7 +53,7 @@ def test_order_blocks_and_tables() -> None:
     assert ids[0] == "instance-23" and ids[-1] == "instance-1"
     assert ids[:-1] == [f"instance-{i}" for i in range(23, 1, -1)]
     rows = block_rows(order)
-    assert [r["block"] for r in rows] == ["0-10", "10-20", "20-23"]
+    assert [r["block"] for r in rows] == ["0–10", "10–20", "20–23"]
     assert rows[0]["both_solved"] == 9 and rows[0]["lama_solved"] == 10  # instance-23: seq-sat timed out
     assert rows[1]["lama_mean"] == pytest.approx(sum(100 - i for i in range(3, 13)) / 10)
     assert rows[1]["difference"] == pytest.approx(2.0)
@@ -93,7 +93,7 @@ def test_reference_command_on_a_handful_of_tasks(tmp_path: Path) -> None:
     result = CliRunner().invoke(reference, args)
     assert result.exit_code == 0, result.output
     assert "Table I" in result.stdout and "FD seq-sat-lama-2011" in result.stdout
-    assert "0-4" in result.stdout
+    assert "0–4" in result.stdout
     lines = out.read_text().splitlines()
     assert len(lines) == 8
     difficulty = json.loads((out.parent / "difficulty.json").read_text())
@@ -124,7 +124,7 @@ def test_records_shaped_like_the_papers_give_its_table_i_in_benchmark_order() ->
     assert [r["both_solved"] for r in rows] == [10, 10, 10, 10, 10, 10, 10, 7, 7, 3, 0]
     assert [row[1] for row in TABLE_I] == [10, 10, 10, 10, 10, 10, 10, 7, 7, 3, 0]
     for row, (block, n, lama, seq, diff) in zip(rows, TABLE_I, strict=True):
-        assert row["block"] == block.replace("–", "-") and row["both_solved"] == n
+        assert row["block"] == block and row["both_solved"] == n
         shown = [None if v is None else round(v, 1) for v in (row["lama_mean"], row["seq_mean"], row["difference"])]
         assert shown == [lama, seq, diff], block
     table2 = {r["method"]: r for r in outcome_rows(difficulty_order(tasks, records))}
@@ -154,8 +154,69 @@ def test_report_only_reports_exactly_the_tasks_with_records(tmp_path: Path) -> N
     result = CliRunner().invoke(reference, [str(folder), "--report-only", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "Tasks: 5 of the benchmark's 102 tasks have records" in result.stdout
-    assert "97" not in result.stdout.replace("0-5", "")
+    assert "97" not in result.stdout.replace("0–5", "")
     assert "Unsolved tasks (position" in result.stdout and "  none" in result.stdout
     assert "first unsolved at position none" in result.stdout
     assert re.search(r"FD lama-first +5 \(100.0%\) +0 +0 +0 +0$", result.stdout, re.M)
     assert sorted(p.name for p in out.parent.iterdir()) == ["runs.jsonl"]  # difficulty.json not written
+
+
+# ----------------------------------------------------------------------------- issue 25 item 16
+
+
+def _folder_with_records(tmp_path: Path, domain: str, names: list[str]) -> tuple[Path, Path]:
+    """A task folder (domain named ``domain``) and paper-shaped records for
+    its tasks, renamed to ``names``."""
+    folder = tmp_path / "tasks"
+    folder.mkdir(parents=True)
+    (folder / "domain.pddl").write_text(f"(define (domain {domain}))")
+    for name in names:
+        (folder / f"{name}.pddl").write_text(f"(define (problem p) (:domain {domain}))")
+    out = tmp_path / "ref" / "runs.jsonl"
+    out.parent.mkdir()
+    rename = {f"instance-{i}": name for i, name in enumerate(names, 1)}
+    records = [{**r, "instance_id": rename[r["instance_id"]]} for r in fd_records() if r["instance_id"] in rename]
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder, out
+
+
+def test_reference_json_prints_rounded_means(tmp_path: Path) -> None:
+    """Not 1.4000000000000004."""
+    from pypddlengine.baselines.cli import reference
+
+    folder, out = _folder_with_records(tmp_path, "blocks", [f"instance-{i}" for i in range(1, 103)])
+    result = CliRunner().invoke(reference, [str(folder), "--report-only", "--json", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not re.search(r"\d\.\d{4,}", result.stdout), re.findall(r"\d+\.\d{4,}", result.stdout)[:3]
+    means = [row["lama_mean"] for row in json.loads(result.stdout)["table1"]]
+    assert means[1] == 39.8
+
+
+def test_the_paper_comparison_only_beside_the_papers_benchmark(tmp_path: Path) -> None:
+    from pypddlengine.baselines.cli import reference
+
+    names = [f"p{i:02d}" for i in range(1, 13)]
+    folder, out = _folder_with_records(tmp_path / "g", "gripper-strips", names)
+    result = CliRunner().invoke(reference, [str(folder), "--report-only", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Paper (" not in result.stdout and "instance-1" not in result.stdout
+    assert "natural order of the instance ids: p01, p02, ..., p12" in result.stdout
+    assert "as in the paper" not in result.stdout
+    folder, out = _folder_with_records(tmp_path / "bw", "blocks", [f"instance-{i}" for i in range(1, 103)])
+    result = CliRunner().invoke(reference, [str(folder), "--report-only", "-o", str(out)])
+    assert "Paper (" in result.stdout and "instance-1, instance-2, ..., instance-102), as in the paper" in result.stdout
+
+
+def test_one_table_i_block_layout(tmp_path: Path) -> None:
+    """The reference tables, difficulty.json and the experiment report write
+    a block the same way."""
+    from pypddlengine.baselines.cli import reference
+
+    from pypddlengine.harness.report_model import block_label
+
+    tasks, records = _paper_tasks()
+    rows = block_rows(difficulty_order(tasks, records))
+    assert [r["block"] for r in rows] == [block_label(i, 102) for i in range(11)] == [row[0] for row in TABLE_I]
+    folder, out = _folder_with_records(tmp_path, "blocks", [f"instance-{i}" for i in range(1, 103)])
+    text = CliRunner().invoke(reference, [str(folder), "--report-only", "-o", str(out)]).stdout
+    assert "0–10 " in text and "0-10" not in text

@@ -198,3 +198,14 @@ def test_without_fast_downward_table1_says_not_run(tmp_path: Path) -> None:
     assert rows_ and all("not run" in line for line in rows_), table1
     assert "| 0–10 | 10 | 0 |" not in table1
     assert "different task sets" not in md
+
+
+def test_the_order_text_names_the_reported_tasks(tmp_path: Path) -> None:
+    """Issue 25 item 16: not 'instance-1, instance-2, ..., instance-102' (and
+    the paper) for tasks of other names."""
+    agent = [record("agentic", f"blocksworld-p{i:02d}", "solved", i, tokens=100) for i in range(1, 13)]
+    result = CliRunner().invoke(experiment, ["report", str(write(tmp_path / "a", agent)), "--out",
+                                             str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    assert "blocksworld-p01, blocksworld-p02, ..., blocksworld-p12" in result.output
+    assert "instance-1" not in result.output and "as in the paper" not in result.output
