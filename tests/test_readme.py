@@ -69,3 +69,13 @@ def test_inspector_steps_name_the_release_that_works_and_node_once() -> None:
 def test_inspector_test_runs_the_release_the_readme_names() -> None:
     source = (README.parent / "tests" / "mcp" / "test_mcp_inspector.py").read_text()
     assert '"@modelcontextprotocol/inspector@latest"' in source
+
+
+def test_the_readme_names_the_mcp_resources_and_the_shipped_reference_records() -> None:
+    """Issue 25 item 16: both exist and were not mentioned."""
+    text = README.read_text()
+    assert "pddl://domains/<domain>" in text and "pddl://problems/<domain>/<task>" in text
+    assert "docs/reference/runs.jsonl" in text and "`docs/reference/`" in text
+    root = README.parent
+    assert all((root / "docs" / "reference" / name).is_file()
+               for name in ("runs.jsonl", "report.txt", "difficulty.json", "README.md"))
