@@ -363,7 +363,7 @@ class _General:
                     None if c == TRUE else c,
                     tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.adds)),
                     tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.deletes)),
-                    index, combo))
+                    index, combo, lifted.rule_cost(schema, rule, bb) if rule.numeric else 0))
             act.effects = tuple(effects)  # type: ignore[attr-defined]
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]

@@ -442,25 +442,50 @@ class LiftedTask:
         return schema, tuple(ids)
 
     def action_cost(self, inst: Instance) -> int | float:
-        """The cost of a ground instance (1 when the task has no action costs)."""
+        """The unconditional cost of a ground instance (1 when the task has no
+        action costs); a step also pays :meth:`rule_cost` for each effect
+        rule that fires."""
         if not self.uses_action_costs:
             return 1
         total: int | float = 0
         for term in inst.schema.cost:
             if isinstance(term, tuple):
                 name, targs = term
-                key = (name, tuple(inst.args[a] if a >= 0 else ~a for a in targs))
-                value = self.numeric.get(key)
-                if value is None:
-                    raise PDDLSemanticError(
-                        f"the cost of {self.render_action(inst.schema, inst.args)} needs "
-                        f"({name} {' '.join(self.object_display[o] for o in key[1])}), which has no value in :init",
-                        code=ErrorCode.UNDEFINED_FUNCTION_VALUE,
-                    )
-                total += value
+                total += self._cost_value(inst.schema, inst.args, name,
+                                          tuple(inst.args[a] if a >= 0 else ~a for a in targs))
             else:
                 total += term
         return total
+
+    def rule_cost(self, schema: Schema, rule: EffectRule, binding: dict[str, int]) -> int | float:
+        """What one firing of the conditional or quantified effect ``rule``
+        under ``binding`` adds to the step's cost: its ``(increase
+        (total-cost) ...)`` effects (VAL charges them per firing); 0 when the
+        task has no action costs."""
+        if not self.uses_action_costs:
+            return 0
+        total: int | float = 0
+        for eff in rule.numeric:
+            value = eff.value
+            if eff.target.name != TOTAL_COST:
+                continue
+            if isinstance(value, Number):
+                total += value.value
+            elif isinstance(value, FunctionTerm):
+                args = tuple(binding[p] for p in schema.params)
+                total += self._cost_value(schema, args, value.name,
+                                          tuple(self._object(t, binding) for t in value.terms))
+        return total
+
+    def _cost_value(self, schema: Schema, args: tuple[int, ...], name: str, objects: tuple[int, ...]) -> int | float:
+        value = self.numeric.get((name, objects))
+        if value is None:
+            raise PDDLSemanticError(
+                f"the cost of {self.render_action(schema, args)} needs "
+                f"({name} {' '.join(self.object_display[o] for o in objects)}), which has no value in :init",
+                code=ErrorCode.UNDEFINED_FUNCTION_VALUE,
+            )
+        return value
 
     def unsatisfied(self, inst: Instance, state: frozenset[AtomKey] | set[AtomKey]) -> list[str]:
         """Each precondition literal of ``inst`` that fails in ``state``, as
