@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checker import TOTAL_COST, CheckReport, ensure_valid
+from .checker import TOTAL_COST, CheckReport, axiom_levels, ensure_valid, negative_cycle
 from .errors import ActionReferenceError, ErrorCode, PDDLSemanticError, counted
 from .model import (
     OBJECT_TYPE,
@@ -51,8 +51,6 @@ from .normalise import (
     EffectRule,
     NormalEffect,
     axiom_rules,
-    derived_dependencies,
-    nnf,
     normalise_effect,
     split,
     substitute,
@@ -350,20 +348,7 @@ class LiftedTask:
         """Axiom rules grouped by stratum: a derived predicate used negatively
         in a rule's body is complete in an earlier stratum. Raises
         ``UNSTRATIFIABLE_AXIOMS`` when negation runs through a cycle."""
-        derived = {a.predicate for a in domain.axioms}
-        level = dict.fromkeys(derived, 0)
-        deps = [(a.predicate, q, positive) for a in domain.axioms
-                for q, positive in derived_dependencies(nnf(a.body), derived)]
-        for _ in range(len(derived) + 1):
-            changed = False
-            for head, q, positive in deps:
-                need = level[q] + (0 if positive else 1)
-                if level[head] < need:
-                    level[head] = need
-                    changed = True
-            if not changed:
-                break
-        else:
+        if negative_cycle(domain) is not None:  # the checker reports it; a safety net for a direct LiftedTask()
             raise PDDLSemanticError(
                 "the derived predicates are not stratifiable: a derived predicate depends negatively on itself",
                 code=ErrorCode.UNSTRATIFIABLE_AXIOMS,
@@ -371,6 +356,7 @@ class LiftedTask:
                 source=domain.source,
                 hint="negation in :derived bodies must not run through a cycle of derived predicates",
             )
+        level = axiom_levels(domain)
         strata: dict[int, list[Schema]] = {}
         for schema in self.axiom_schemas:
             strata.setdefault(level[schema.axiom.predicate], []).append(schema)  # type: ignore[union-attr]

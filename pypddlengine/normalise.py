@@ -47,8 +47,8 @@ from .model import (
     When,
 )
 
-__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "derived_dependencies",
-           "free_variables", "is_literal", "nnf", "normalise_effect", "split", "substitute"]
+__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "free_variables",
+           "is_literal", "nnf", "normalise_effect", "split", "substitute"]
 
 Literal = Atom | Not | Equals
 
@@ -263,30 +263,6 @@ def axiom_rules(axiom: DerivedDecl, cap: int = 64) -> list[AxiomRule]:
         rest_parts = [p for p in parts if not is_literal(p)] + kept
         residual = None if not rest_parts else rest_parts[0] if len(rest_parts) == 1 else And(tuple(rest_parts))
         out.append(AxiomRule(axiom, tuple(params), literals, residual))
-    return out
-
-
-def derived_dependencies(cond: Condition | None, derived: frozenset[str] | set[str]) -> list[tuple[str, bool]]:
-    """``(predicate, positive)`` for each occurrence of a derived predicate in
-    the NNF condition ``cond`` (for stratification: a negative occurrence must
-    be computed in an earlier stratum)."""
-    out: list[tuple[str, bool]] = []
-
-    def walk(c: Condition, positive: bool) -> None:
-        match c:
-            case Atom(predicate=p):
-                if p in derived:
-                    out.append((p, positive))
-            case Not(operand=x):
-                walk(x, not positive)
-            case And(parts=ps) | Or(parts=ps):
-                for part in ps:
-                    walk(part, positive)
-            case Exists(body=b) | Forall(body=b):
-                walk(b, positive)
-
-    if cond is not None:
-        walk(cond, True)
     return out
 
 
