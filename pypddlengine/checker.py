@@ -405,10 +405,19 @@ class _Checker:
                 if v < 0:
                     self.error(PDDLSemanticError, ErrorCode.INVALID_COST,
                                f"an action cost must not be negative (got {v})", value.span)
-            case FunctionTerm():
+            case FunctionTerm() if value.name != TOTAL_COST:
                 self._function_term(value, scope, lifted=True)
             case _:
-                self.feature("numeric-fluents", eff.span)
+                self._refuse_non_static_cost(eff)
+
+    def _refuse_non_static_cost(self, eff: NumericEffect) -> None:
+        """The one place that refuses an action cost the engine cannot compute
+        from numbers and static :init values alone: an expression, or a read
+        of ``(total-cost)`` itself (``(increase (total-cost) (total-cost))``
+        would be computed as if static). Both need numeric fluents, reported
+        as that unsupported feature (UNSUPPORTED_REQUIREMENT) at the effect;
+        numeric-fluent support replaces this refusal."""
+        self.feature("numeric-fluents", eff.span)
 
     def _function_term(self, term: FunctionTerm, scope: dict[str, tuple[str, ...]], *, lifted: bool) -> None:
         if term.name == TOTAL_COST or term.name not in self.functions:
