@@ -106,6 +106,13 @@ def report_error(err: Exception) -> None:
     click.echo(str(err), err=True)
 
 
+def report_warnings(report: Any) -> None:
+    """Print a checked task's warnings (e.g. a declared requirement it never
+    uses) on stderr: every command that loads a task says them the same way."""
+    for warning in report.warnings:
+        click.echo(warning.render(), err=True)
+
+
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
@@ -208,8 +215,7 @@ def _validate_all(
             report_error(err)
             sys.exit(BAD_INPUT)
         if not quiet:
-            for warning in task.report.warnings:  # e.g. a declared requirement the task never uses
-                click.echo(warning.render(), err=True)
+            report_warnings(task.report)
     status = OK
     results: list[dict[str, Any]] = []
     for name in plans:
@@ -352,6 +358,8 @@ def check(domain: str | None, problem: str | None, bundled: str | None, as_json:
 
 
 def _print_diagnostics(report: Any, warnings: bool, skip: frozenset[str] = frozenset()) -> None:
+    """A check's errors (and warnings) on stderr, leaving out those in ``skip``
+    (a folder's domain diagnostics, said once)."""
     for err in report.errors:
         if err.render() not in skip:
             click.echo(err.render(), err=True)
@@ -442,6 +450,7 @@ def ground(domain: str | None, problem: str | None, bundled: str | None, as_json
     start = time.perf_counter()
     try:
         lifted = load_task(domain, problem)
+        report_warnings(lifted.report)
         parsed = time.perf_counter()
         task = run_ground(lifted, GroundingOptions(max_actions=max_actions))
     except PDDLError as err:
@@ -515,6 +524,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)
+    report_warnings(session.lifted.report)
     lines = None if sys.stdin.isatty() else _bounded_lines(sys.stdin.buffer)
     try:
         sys.exit(run_repl(session, click.echo, input_fn=None, lines=lines))
