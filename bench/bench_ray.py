@@ -35,11 +35,10 @@ from pathlib import Path
 
 
 def run_setting(kind: str, workers: int, budget: float, select: str | None, folder: Path) -> dict[str, float]:
-    from pypddlengine.baselines import CONFIGS, run_batch
-    from pypddlengine.baselines.tasks import bundled
-    from pypddlengine.baselines.tasks import select as pick
-
-    from pypddlengine.executors import ExecutorOptions, connect_ray
+    from pypddl_experiments.planners import CONFIGS, run_batch
+    from pypddl_experiments.runs.executors import ExecutorOptions, connect_ray
+    from pypddl_experiments.runs.tasks import bundled
+    from pypddl_experiments.runs.tasks import select as pick
 
     tasks = pick(bundled(), select, None)
     out = folder / f"{kind}-{workers}-{time.monotonic_ns()}.jsonl"

@@ -32,14 +32,18 @@ OK, INVALID, BAD_INPUT = 0, 1, 2
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("pypddlengine.cli_serve:serve", "Run the MCP server (stdio by default, or streamable HTTP)."),
     "demo": ("pypddlengine.cli_serve:demo", "Watch a scripted agent solve a bundled task over MCP."),
-    "solve": ("pypddlengine.baselines.cli:solve", "Solve a task with Fast Downward; print the validated plan."),
-    "generate": ("pypddlengine.baselines.cli:generate", "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
-    "batch": ("pypddlengine.baselines.cli:batch", "Run planners over many tasks in parallel; append JSONL records."),
+    "solve": ("pypddl_experiments.planners.cli:solve",
+              "Solve a task with Fast Downward; print the validated plan."),
+    "generate": ("pypddl_experiments.planners.cli:generate",
+                 "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
+    "batch": ("pypddl_experiments.planners.cli:batch",
+              "Run planners over many tasks in parallel; append JSONL records."),
     "reference": (
-        "pypddlengine.baselines.cli:reference",
+        "pypddl_experiments.planners.cli:reference",
         "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks.",
     ),
-    "experiment": ("pypddlengine.harness.cli:experiment", "Run and report LLM planning experiments (direct, agentic)."),
+    "experiment": ("pypddl_experiments.llm.cli:experiment",
+                   "Run and report LLM planning experiments (direct, agentic)."),
     "relabel": ("pypddlengine.cli_relabel:relabel", "Write a relabelled copy of a domain and problems; map plans."),
 }
 

@@ -51,7 +51,7 @@ def ray_instance() -> Iterator[Any]:
     CPUs), stopped after it unless something else had started Ray."""
     from ray_support import TEST_CPUS
 
-    from pypddlengine.executors import connect_ray
+    from pypddl_experiments.runs.executors import connect_ray
 
     started = connect_ray(None, local_cpus=TEST_CPUS)
     import ray

@@ -15,8 +15,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from pypddlengine import executors
-from pypddlengine.executors import (
+from pypddl_experiments.runs import executors
+from pypddl_experiments.runs.executors import (
     ExecutorOptions,
     LocalExecutor,
     ShippedFile,
@@ -66,9 +66,9 @@ def test_commands_refuse_ray_when_it_is_missing(monkeypatch: pytest.MonkeyPatch,
 def test_ray_is_imported_only_when_asked_for() -> None:
     code = (
         "import sys\n"
-        "import pypddlengine.executors, pypddlengine.baselines.batch, pypddlengine.baselines.cli\n"
-        "import pypddlengine.harness.runner, pypddlengine.harness.cli, pypddlengine.harness.remote\n"
-        "from pypddlengine.executors import make_executor\n"
+        "import pypddl_experiments.runs.executors, pypddl_experiments.planners.batch, pypddl_experiments.planners.cli\n"
+        "import pypddl_experiments.llm.runner, pypddl_experiments.llm.cli, pypddl_experiments.llm.remote\n"
+        "from pypddl_experiments.runs.executors import make_executor\n"
         "make_executor(None, slots=2, cpus_per_run=1.0, default_slots=lambda: 1).close()\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"
     )
@@ -132,11 +132,11 @@ def test_a_planner_record_is_made_where_the_run_ran(monkeypatch: pytest.MonkeyPa
     """The worker-side function builds the record with the env of the process
     it runs in (per run, not once per batch), from copies of the task files
     when the worker lacks them; the record keeps the driver's paths."""
-    from pypddlengine.baselines import executor as fd_exec
-    from pypddlengine.baselines.batch import Job
-    from pypddlengine.baselines.fd import CONFIGS, FDResult
-    from pypddlengine.baselines.outcomes import Outcome
-    from pypddlengine.baselines.tasks import bundled
+    from pypddl_experiments.planners import executor as fd_exec
+    from pypddl_experiments.planners.batch import Job
+    from pypddl_experiments.planners.fd import CONFIGS, FDResult
+    from pypddl_experiments.planners.outcomes import Outcome
+    from pypddl_experiments.runs.tasks import bundled
 
     (task,) = bundled(["blocksworld/p01"])
     calls: list[Path] = []
@@ -164,11 +164,11 @@ def test_a_planner_record_is_made_where_the_run_ran(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_stopped_planner_run_has_no_record() -> None:
-    from pypddlengine.baselines import executor as fd_exec
-    from pypddlengine.baselines.batch import Job
-    from pypddlengine.baselines.fd import CONFIGS, FDResult
-    from pypddlengine.baselines.outcomes import Outcome
-    from pypddlengine.baselines.tasks import bundled
+    from pypddl_experiments.planners import executor as fd_exec
+    from pypddl_experiments.planners.batch import Job
+    from pypddl_experiments.planners.fd import CONFIGS, FDResult
+    from pypddl_experiments.planners.outcomes import Outcome
+    from pypddl_experiments.runs.tasks import bundled
 
     (task,) = bundled(["blocksworld/p01"])
 

@@ -1,4 +1,4 @@
-"""The shared run-record module (pypddlengine.records): the tolerant reader,
+"""The shared run-record module (pypddl_experiments.runs.records): the tolerant reader,
 the locked, crash-safe writer, the resume key, and that both adapters use
 these very functions.
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-import pypddlengine.records as shared
-from pypddlengine.records import (
+import pypddl_experiments.runs.records as shared
+from pypddl_experiments.runs.records import (
     RUN_SCHEMA,
     RecordsLocked,
     RecordWriter,
@@ -125,7 +125,7 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_file(tmp_path: Pat
             RecordWriter(path)
         other = subprocess.run(  # another process, as a second batch would be
             [sys.executable, "-c",
-             "import sys; from pypddlengine.records import RecordWriter, RecordsLocked\n"
+             "import sys; from pypddl_experiments.runs.records import RecordWriter, RecordsLocked\n"
              "try:\n    RecordWriter(sys.argv[1])\nexcept RecordsLocked:\n    sys.exit(3)\n",
              str(path)],
             capture_output=True, text=True, timeout=60, check=False,
@@ -201,9 +201,8 @@ def test_environment_fields() -> None:
 
 
 def test_both_adapters_use_the_shared_functions() -> None:
-    from pypddlengine.baselines import records as fd
-
-    from pypddlengine.harness import records as harness
+    from pypddl_experiments.llm import records as harness
+    from pypddl_experiments.planners import records as fd
 
     assert fd.SCHEMA == harness.RUN_SCHEMA == RUN_SCHEMA
     assert fd.read_records is harness.read_records is read_records
@@ -213,7 +212,7 @@ def test_both_adapters_use_the_shared_functions() -> None:
 
 
 def test_results_store_appends_through_the_locked_writer(tmp_path: Path) -> None:
-    from pypddlengine.harness.records import ResultsStore
+    from pypddl_experiments.llm.records import ResultsStore
 
     store = ResultsStore(tmp_path / "exp")
     store.append(rec("a") | {"trace_file": Path("traces/a.jsonl"), "tags": ("x",)})
@@ -247,7 +246,7 @@ def test_shared_module_stays_an_adapter_helper() -> None:
         f"{p.relative_to(ROOT)}:{line}"
         for p in engine_modules()
         for module, line in _imports(p)
-        if module == "pypddlengine.records"
+        if module == "pypddl_experiments.runs.records"
     ]
     assert not engine_users, engine_users
     forbidden = {"click", "mcp", "pydantic", "anthropic", "openai", "httpx", "httpx2"}

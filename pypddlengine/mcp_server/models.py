@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "STATE_FORMAT",
     "ActionSchemaView",
     "ActionsPage",
     "BundledTasks",
@@ -42,7 +43,6 @@ __all__ = [
     "SessionInfo",
     "SessionList",
     "SessionSummary",
-    "STATE_FORMAT",
     "StateAtoms",
     "StateView",
     "StepFailureView",

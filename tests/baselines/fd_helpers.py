@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from pypddlengine.baselines.val import val_binary, val_validate
 
+from pypddl_experiments.planners.val import val_binary, val_validate
 from pypddlengine.bundled import bundled_task
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import needs_fd, needs_val, processes_mentioning, task, wait_until_gone
-from pypddlengine.baselines import CONFIGS, read_records, run_batch
-from pypddlengine.baselines.batch import IncompatibleRecords
-from pypddlengine.baselines.records import RecordsLocked, RecordWriter, record_key
-from pypddlengine.baselines.tasks import bundled
 
+from pypddl_experiments.generators import blocksworld
+from pypddl_experiments.planners import CONFIGS, read_records, run_batch
+from pypddl_experiments.planners.batch import IncompatibleRecords
+from pypddl_experiments.planners.records import RecordsLocked, RecordWriter, record_key
+from pypddl_experiments.runs.tasks import bundled
 from pypddlengine import load_task, validate_plan
-from pypddlengine.generators import blocksworld
 
 pytestmark = needs_fd
 
@@ -171,7 +171,7 @@ def test_kill_9_of_batch_takes_its_planner_along_and_the_next_run_removes_its_te
     while the planner is under way: the planner's watchdog kills its process
     group at once (not after Fast Downward's own CPU limit), and the
     temporary run folder the batch left is removed by the next run."""
-    from pypddlengine.baselines.fd import sweep_stale_run_dirs
+    from pypddl_experiments.planners.fd import sweep_stale_run_dirs
 
     folder = tmp_path / "tasks"
     folder.mkdir()

@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 from fd_helpers import needs_fd
-from pypddlengine.baselines import CONFIGS, read_records, run_batch
-from pypddlengine.baselines.records import record_key
-from pypddlengine.baselines.tasks import bundled, discover
 from ray_support import by_key, comparable, kill_group_of, needs_ray, processes_with, wait_for
 
+from pypddl_experiments.planners import CONFIGS, read_records, run_batch
+from pypddl_experiments.planners.records import record_key
+from pypddl_experiments.runs.executors import ExecutorOptions
+from pypddl_experiments.runs.tasks import bundled, discover
 from pypddlengine.bundled import bundled_task
-from pypddlengine.executors import ExecutorOptions
 
 pytestmark = [*needs_fd, needs_ray]
 

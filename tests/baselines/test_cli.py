@@ -9,10 +9,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from fd_helpers import requires_fd, task
-from pypddlengine.baselines.cli import generate
 
+from pypddl_experiments.generators import blocksworld, unsolvable
+from pypddl_experiments.planners.cli import generate
 from pypddlengine import load_task, parse_plan, validate_plan
-from pypddlengine.generators import blocksworld, unsolvable
 
 
 def pypddl(*args: str) -> subprocess.CompletedProcess[str]:

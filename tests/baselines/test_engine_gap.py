@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fd_helpers import needs_fd, needs_val, task
-from pypddlengine.baselines import Outcome, fd, run_fd
 
+from pypddl_experiments.planners import Outcome, fd, run_fd
 from pypddlengine.cli import main
 from pypddlengine.errors import UnsupportedRequirementError
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from pypddlengine.baselines import fd
-from pypddlengine.baselines.batch import IncompatibleRecords, _check_compatible
-from pypddlengine.baselines.readings import apply_reading, parse_reading
+
+from pypddl_experiments.planners import fd
+from pypddl_experiments.planners.batch import IncompatibleRecords, _check_compatible
+from pypddl_experiments.report.readings import apply_reading, parse_reading
 
 
 @pytest.fixture
@@ -80,15 +81,15 @@ def test_unknown_or_missing_release(cache: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_resuming_into_records_of_another_release_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     records = [{"budget_s": 180.0, "planner": {"memory_limit_mb": 4096, "fd_release": "23.06"}}]
-    monkeypatch.setattr("pypddlengine.baselines.batch.fd_provenance", lambda: {"release": "26.6"})
+    monkeypatch.setattr("pypddl_experiments.planners.batch.fd_provenance", lambda: {"release": "26.6"})
     with pytest.raises(IncompatibleRecords, match="Fast Downward 23.06, not 26.6"):
         _check_compatible(records, 180.0, 4096, tmp_path / "runs.jsonl")
-    monkeypatch.setattr("pypddlengine.baselines.batch.fd_provenance", lambda: {"release": "23.06"})
+    monkeypatch.setattr("pypddl_experiments.planners.batch.fd_provenance", lambda: {"release": "23.06"})
     _check_compatible(records, 180.0, 4096, tmp_path / "runs.jsonl")
 
 
 def test_cli_rejects_an_unknown_release() -> None:
-    from pypddlengine.baselines.cli import solve
+    from pypddl_experiments.planners.cli import solve
 
     result = CliRunner().invoke(solve, ["--fd-release", "1.0", "--task", "blocksworld/p01"])
     assert result.exit_code == 2 and "1.0" in result.output
@@ -144,7 +145,7 @@ def test_bad_readings_are_refused(text: str) -> None:
 def test_reference_report_under_a_reading_and_beside_the_paper(tmp_path: Path) -> None:
     """--seq-reading first scores the first plans; the paper's columns appear
     for the paper's 102 tasks only."""
-    from pypddlengine.baselines.cli import reference
+    from pypddl_experiments.planners.cli import reference
 
     def folder(name: str, n: int) -> Path:
         root = tmp_path / name

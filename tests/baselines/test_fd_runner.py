@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import live_group_members, needs_fd, needs_val, processes_mentioning, task, val_says_valid
-from pypddlengine.baselines import Outcome, run_fd
 
+from pypddl_experiments.planners import Outcome, run_fd
 from pypddlengine import load_task, validate_plan
 
 pytestmark = needs_fd
@@ -149,7 +149,7 @@ def test_provenance_is_the_planner_that_runs_not_the_wheel() -> None:
     import subprocess
     import sys
 
-    from pypddlengine.baselines.fd import fd_driver, fd_provenance
+    from pypddl_experiments.planners.fd import fd_driver, fd_provenance
 
     out = subprocess.run([sys.executable, str(fd_driver()), "--version"], capture_output=True, text=True,
                          timeout=60, check=False).stdout

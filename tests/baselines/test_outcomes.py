@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import task
-from pypddlengine.baselines.fd import CONFIGS, FDResult, _decide, _Judge, _read_plans, resolve_config
-from pypddlengine.baselines.outcomes import Outcome, classify_returncode, record_outcome
 
+from pypddl_experiments.generators import breadth_first
+from pypddl_experiments.planners.fd import CONFIGS, FDResult, _decide, _Judge, _read_plans, resolve_config
+from pypddl_experiments.planners.outcomes import Outcome, classify_returncode, record_outcome
 from pypddlengine import load_task
-from pypddlengine.generators import breadth_first
 
 
 @pytest.mark.parametrize(("code", "expected"), [

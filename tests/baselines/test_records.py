@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import task
-from pypddlengine.baselines.fd import CONFIGS, FDResult, FoundPlan
-from pypddlengine.baselines.outcomes import Outcome
-from pypddlengine.baselines.records import (
+
+from pypddl_experiments.planners.fd import CONFIGS, FDResult, FoundPlan
+from pypddl_experiments.planners.outcomes import Outcome
+from pypddl_experiments.planners.records import (
     SCHEMA,
     RecordsLocked,
     RecordWriter,
@@ -20,7 +21,7 @@ from pypddlengine.baselines.records import (
     read_records,
     record_key,
 )
-from pypddlengine.baselines.tasks import TaskRef
+from pypddl_experiments.runs.tasks import TaskRef
 
 # the keys of notes/harness.md §6.4, in order
 SCHEMA_KEYS = [

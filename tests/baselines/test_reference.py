@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from corpus import CORPUS
 from fd_helpers import requires_fd
 from paper_shaped import FD_FAILED, TABLE_I, fd_records
-from pypddlengine.baselines.reference import (
+
+from pypddl_experiments.report.reference import (
     LAMA,
     SEQ,
     block_rows,
@@ -21,7 +22,7 @@ from pypddlengine.baselines.reference import (
     format_report,
     outcome_rows,
 )
-from pypddlengine.baselines.tasks import TaskRef
+from pypddl_experiments.runs.tasks import TaskRef
 
 IPC = CORPUS / "potassco-pddl-instances" / "ipc2000-blocks-strips-typed"
 
@@ -86,7 +87,7 @@ def test_ties_keep_benchmark_order_and_missing_records_count() -> None:
 @requires_fd
 @pytest.mark.skipif(not IPC.is_dir(), reason=f"IPC-2000 Blocksworld set not found at {IPC}")
 def test_reference_command_on_a_handful_of_tasks(tmp_path: Path) -> None:
-    from pypddlengine.baselines.cli import reference
+    from pypddl_experiments.planners.cli import reference
 
     out = tmp_path / "ref" / "runs.jsonl"
     args = [str(IPC), "-n", "4", "-t", "1", "-j", "2", "-o", str(out), "-q"]
@@ -140,7 +141,7 @@ def test_records_shaped_like_the_papers_give_its_table_i_in_benchmark_order() ->
 def test_report_only_reports_exactly_the_tasks_with_records(tmp_path: Path) -> None:
     """A 5-task run, then --report-only on the 102-task folder: 5 tasks, no
     '97 missing', no 'first unsolved' beside 'none', no file written."""
-    from pypddlengine.baselines.cli import reference
+    from pypddl_experiments.planners.cli import reference
 
     folder = tmp_path / "bw"
     folder.mkdir()
@@ -182,7 +183,7 @@ def _folder_with_records(tmp_path: Path, domain: str, names: list[str]) -> tuple
 
 def test_reference_json_prints_rounded_means(tmp_path: Path) -> None:
     """Not 1.4000000000000004."""
-    from pypddlengine.baselines.cli import reference
+    from pypddl_experiments.planners.cli import reference
 
     folder, out = _folder_with_records(tmp_path, "blocks", [f"instance-{i}" for i in range(1, 103)])
     result = CliRunner().invoke(reference, [str(folder), "--report-only", "--json", "-o", str(out)])
@@ -193,7 +194,7 @@ def test_reference_json_prints_rounded_means(tmp_path: Path) -> None:
 
 
 def test_the_paper_comparison_only_beside_the_papers_benchmark(tmp_path: Path) -> None:
-    from pypddlengine.baselines.cli import reference
+    from pypddl_experiments.planners.cli import reference
 
     names = [f"p{i:02d}" for i in range(1, 13)]
     folder, out = _folder_with_records(tmp_path / "g", "gripper-strips", names)
@@ -210,9 +211,8 @@ def test_the_paper_comparison_only_beside_the_papers_benchmark(tmp_path: Path) -
 def test_one_table_i_block_layout(tmp_path: Path) -> None:
     """The reference tables, difficulty.json and the experiment report write
     a block the same way."""
-    from pypddlengine.baselines.cli import reference
-
-    from pypddlengine.harness.report_model import block_label
+    from pypddl_experiments.planners.cli import reference
+    from pypddl_experiments.report.report_model import block_label
 
     tasks, records = _paper_tasks()
     rows = block_rows(difficulty_order(tasks, records))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pypddlengine.baselines.tasks import bundled, discover, select
 
+from pypddl_experiments.runs.tasks import bundled, discover, select
 from pypddlengine.bundled import bundled_tasks
 
 DOMAIN = "; a domain\n(define (domain d) (:requirements :strips) (:predicates (p)) (:action a :parameters () " \

@@ -3,8 +3,8 @@ exhaustive search written independently of ``generators.proofs``."""
 
 from __future__ import annotations
 
+from pypddl_experiments.generators import ground_text
 from pypddlengine.bundled import bundled_root
-from pypddlengine.generators import ground_text
 from pypddlengine.task import State, Task
 
 

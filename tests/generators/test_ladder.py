@@ -11,10 +11,10 @@ import shlex
 import pytest
 from click.testing import CliRunner
 from gen_helpers import domain_text, ground_problem
-from pypddlengine.baselines.cli import generate
 
+from pypddl_experiments.generators import breadth_first, gripper_optimal_length, prove_unsolvable
+from pypddl_experiments.planners.cli import generate
 from pypddlengine.bundled import bundled_root, bundled_task, bundled_tasks
-from pypddlengine.generators import breadth_first, gripper_optimal_length, prove_unsolvable
 
 LADDER = json.loads((bundled_root("problems") / "ladder.json").read_text())["tasks"]
 BY_NAME = {entry["task"]: entry for entry in LADDER}

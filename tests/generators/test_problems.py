@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from gen_helpers import atom_id, facts, ground_problem, reachable_states
 
-from pypddlengine.generators import (
+from pypddl_experiments.generators import (
     blocksworld,
     blocksworld_sizes,
     blocksworld_table,
@@ -45,7 +45,7 @@ def test_same_seed_same_text_other_seed_other_text(kind: str) -> None:
 def test_output_does_not_depend_on_the_process_or_hash_seed() -> None:
     code = (
         "import hashlib\n"
-        "from pypddlengine.generators import blocksworld, blocksworld_sizes, logistics, gripper, unsolvable\n"
+        "from pypddl_experiments.generators import blocksworld, blocksworld_sizes, logistics, gripper, unsolvable\n"
         "texts = [blocksworld(30, 4), blocksworld_sizes(12, 4, 3, 5), logistics(4, 3, 9, seed=6),\n"
         "         gripper(6, rooms=4, seed=7, scatter=True), unsolvable('size-inversion', 9, 8)]\n"
         "print(hashlib.sha256(''.join(texts).encode()).hexdigest())\n"
@@ -55,7 +55,7 @@ def test_output_does_not_depend_on_the_process_or_hash_seed() -> None:
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
         digests.add(out.stdout.strip())
-    from pypddlengine.generators import unsolvable
+    from pypddl_experiments.generators import unsolvable
 
     here = [blocksworld(30, 4), blocksworld_sizes(12, 4, 3, 5), logistics(4, 3, 9, seed=6),
             gripper(6, rooms=4, seed=7, scatter=True), unsolvable("size-inversion", 9, 8)]
@@ -133,7 +133,7 @@ def test_every_state_is_reachable_with_three_positions(domain: str, make: Callab
 
 
 def test_every_size_respecting_state_is_reachable_with_three_positions() -> None:
-    from pypddlengine.generators import SizedTowerSampler
+    from pypddl_experiments.generators import SizedTowerSampler
 
     text = blocksworld_sizes(5, 3, 3, 1)
     sizes = dict(re.findall(r"(\w)=(\d)", text.splitlines()[1]))  # the sizes the generator drew

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable
 
 import pytest
 
-from pypddlengine.generators import SizedTowerSampler, TowerSampler, TowerState, count_states
+from pypddl_experiments.generators import SizedTowerSampler, TowerSampler, TowerState, count_states
 
 # OEIS A000262: sets of lists, i.e. Blocksworld states with n blocks
 A000262 = [1, 1, 3, 13, 73, 501, 4051, 37633, 394353, 4596553]

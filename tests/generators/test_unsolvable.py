@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from gen_helpers import domain_text, ground_problem, reachable_states
 
-from pypddlengine.generators import UNSOLVABLE_KINDS, blocksworld, hanoi, prove_unsolvable, unsolvable
+from pypddl_experiments.generators import UNSOLVABLE_KINDS, blocksworld, hanoi, prove_unsolvable, unsolvable
 
 SMALL = [(kind, n) for kind in UNSOLVABLE_KINDS for n in (2, 3, 4, 5) if not (kind == "two-positions" and n < 3)]
 

@@ -17,8 +17,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.fake_server import FakeModelServer, FakeRequest, Reply
+from fake_server import FakeModelServer, FakeRequest, Reply
+
+from pypddl_experiments.llm.clock import FakeClock
 
 
 def lama_plan(blocks: Path, instance: str) -> list[str]:
@@ -194,9 +195,9 @@ def run_with_fake_server(
     budget and the waits after rate limits run on that fake clock."""
     import anyio
 
-    from pypddlengine.harness.providers import create_provider
-    from pypddlengine.harness.records import ResultsStore
-    from pypddlengine.harness.runner import run_experiment
+    from pypddl_experiments.llm.providers import create_provider
+    from pypddl_experiments.llm.records import ResultsStore
+    from pypddl_experiments.llm.runner import run_experiment
 
     async def main(server: FakeModelServer) -> list[dict[str, Any]]:
         url = server.anthropic_base_url if provider_name == "anthropic" else server.openai_base_url

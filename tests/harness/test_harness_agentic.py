@@ -9,16 +9,16 @@ from typing import Any
 
 import anyio
 import pytest
+from fake_server import FakeRequest, Reply
 from harness_scripts import AgentScript, lama_plan, run_with_fake_server
 
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.fake_server import FakeRequest, Reply
-from pypddlengine.harness.mcp_bridge import PAPER_TOOLS, Toolbox, ToolboxSettings, tool_specs_from_listing
-from pypddlengine.harness.provider_offline import ScriptedProvider
-from pypddlengine.harness.records import ResultsStore
-from pypddlengine.harness.runner import ExperimentConfig, run_experiment
-from pypddlengine.harness.tasks import resolve_tasks
-from pypddlengine.harness.types import CallParams, ToolCall, Turn
+from pypddl_experiments.llm.clock import FakeClock
+from pypddl_experiments.llm.mcp_bridge import PAPER_TOOLS, Toolbox, ToolboxSettings, tool_specs_from_listing
+from pypddl_experiments.llm.provider_offline import ScriptedProvider
+from pypddl_experiments.llm.records import ResultsStore
+from pypddl_experiments.llm.runner import ExperimentConfig, run_experiment
+from pypddl_experiments.llm.tasks import resolve_tasks
+from pypddl_experiments.llm.types import CallParams, ToolCall, Turn
 
 LISTING = [
     {"name": "initialise_session", "description": "Start.", "input_schema": {

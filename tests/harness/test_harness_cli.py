@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fake_server import FakeModelServer
 from harness_scripts import AgentScript, DirectScript
 
-from pypddlengine.harness.cli import experiment
-from pypddlengine.harness.fake_server import FakeModelServer
+from pypddl_experiments.llm.cli import experiment
 
 
 def test_help_lists_the_commands() -> None:
@@ -163,7 +163,7 @@ def test_a_wrong_base_url_is_refused_before_any_run(tmp_path: Path, method: str)
 def test_runs_that_say_nothing_about_the_model_exit_non_zero(tmp_path: Path) -> None:
     """The endpoint answers, but every call is refused (a bad key): the runs
     are recorded as errors and the command says so with exit code 1."""
-    from pypddlengine.harness.fake_server import Reply
+    from fake_server import Reply
 
     with FakeModelServer(lambda request: Reply(status=401, error_message="invalid key (scripted)")) as server:
         result = CliRunner().invoke(experiment, [

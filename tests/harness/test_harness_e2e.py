@@ -15,17 +15,17 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
+from fake_server import FakeModelServer
 from harness_scripts import AgentScript, DirectScript, run_with_fake_server
 from scipy.stats import binomtest
 
-from pypddlengine.harness.cli import experiment
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.fake_server import FakeModelServer
-from pypddlengine.harness.mcp_bridge import PAPER_TOOLS, Toolbox, ToolboxSettings
-from pypddlengine.harness.replay import compare_records, replay_run
-from pypddlengine.harness.runner import ExperimentConfig
-from pypddlengine.harness.tasks import resolve_tasks
-from pypddlengine.harness.types import CallParams
+from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.llm.clock import FakeClock
+from pypddl_experiments.llm.mcp_bridge import PAPER_TOOLS, Toolbox, ToolboxSettings
+from pypddl_experiments.llm.replay import compare_records, replay_run
+from pypddl_experiments.llm.runner import ExperimentConfig
+from pypddl_experiments.llm.tasks import resolve_tasks
+from pypddl_experiments.llm.types import CallParams
 
 DATA = Path(__file__).resolve().parent / "data"
 TASKS = [f"instance-{i}" for i in range(1, 11)]
@@ -347,7 +347,7 @@ def test_report_figure(experiment_dirs: dict[str, Any]) -> None:
     pytest.importorskip("matplotlib")
     import matplotlib.image as mpimg
 
-    from pypddlengine.harness.report import COLOURS
+    from pypddl_experiments.report.report import COLOURS
 
     png = experiment_dirs["root"] / "report" / "fig_outcomes.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

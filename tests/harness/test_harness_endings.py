@@ -13,16 +13,16 @@ from typing import Any
 
 import anyio
 import pytest
+from fake_server import FakeModelServer, FakeRequest, Reply
 from harness_scripts import AgentScript, lama_plan, run_with_fake_server
 
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.fake_server import FakeModelServer, FakeRequest, Reply
-from pypddlengine.harness.mcp_bridge import ToolboxSettings
-from pypddlengine.harness.providers import create_provider
-from pypddlengine.harness.records import ResultsStore, read_records
-from pypddlengine.harness.runner import ExperimentConfig, run_experiment
-from pypddlengine.harness.tasks import resolve_tasks
-from pypddlengine.harness.types import CallParams
+from pypddl_experiments.llm.clock import FakeClock
+from pypddl_experiments.llm.mcp_bridge import ToolboxSettings
+from pypddl_experiments.llm.providers import create_provider
+from pypddl_experiments.llm.records import ResultsStore, read_records
+from pypddl_experiments.llm.runner import ExperimentConfig, run_experiment
+from pypddl_experiments.llm.tasks import resolve_tasks
+from pypddl_experiments.llm.types import CallParams
 
 PROVIDERS = ["anthropic", "openai"]
 
@@ -145,7 +145,7 @@ def test_a_rate_limit_past_the_deadline_is_left_out_of_the_report_then_rerun(tmp
     from click.testing import CliRunner
     from harness_scripts import DirectScript
 
-    from pypddlengine.harness.cli import experiment
+    from pypddl_experiments.llm.cli import experiment
 
     tasks = resolve_tasks(str(blocks / "instance-*.pddl"), limit=3)
     oracle = DirectScript(blocks, {t.instance_id: "oracle" for t in tasks})

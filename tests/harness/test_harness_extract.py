@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from pypddlengine.harness.extract import extract_plan
+from pypddl_experiments.llm.extract import extract_plan
 
 NAMES = ["pick-up", "put-down", "stack", "unstack"]
 PLAN = ["(unstack c a)", "(put-down c)", "(pick-up b)", "(stack b c)"]

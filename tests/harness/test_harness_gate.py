@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from pypddlengine.harness.clock import BudgetExhausted, Deadline, FakeClock
-from pypddlengine.harness.llm import ModelCaller
-from pypddlengine.harness.provider_offline import ScriptedProvider
-from pypddlengine.harness.records import TraceWriter
-from pypddlengine.harness.remote import ActorGate, RateGateActor
-from pypddlengine.harness.types import CallParams, Msg, ProviderError, Turn, Usage
+from pypddl_experiments.llm.clock import BudgetExhausted, Deadline, FakeClock
+from pypddl_experiments.llm.llm import ModelCaller
+from pypddl_experiments.llm.provider_offline import ScriptedProvider
+from pypddl_experiments.llm.records import TraceWriter
+from pypddl_experiments.llm.remote import ActorGate, RateGateActor
+from pypddl_experiments.llm.types import CallParams, Msg, ProviderError, Turn, Usage
 
 pytestmark = pytest.mark.anyio
 

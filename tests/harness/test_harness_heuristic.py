@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from pypddlengine.harness.mcp_bridge import ToolboxSettings
-from pypddlengine.harness.prompts import FEEDBACK_TEXTS
-from pypddlengine.harness.runner import INITIALISE, ExperimentConfig
-from pypddlengine.harness.types import CallParams
+from pypddl_experiments.llm.mcp_bridge import ToolboxSettings
+from pypddl_experiments.llm.prompts import FEEDBACK_TEXTS
+from pypddl_experiments.llm.runner import INITIALISE, ExperimentConfig
+from pypddl_experiments.llm.types import CallParams
 from pypddlengine.mcp_server.models import FeedbackView
 
 

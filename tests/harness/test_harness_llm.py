@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from pypddlengine.harness.clock import BudgetExhausted, Deadline, FakeClock
-from pypddlengine.harness.llm import FatalModelError, ModelCaller
-from pypddlengine.harness.provider_offline import ScriptedProvider
-from pypddlengine.harness.records import TraceWriter
-from pypddlengine.harness.types import CallParams, Msg, ProviderError, ToolCall, Turn, Usage
+from pypddl_experiments.llm.clock import BudgetExhausted, Deadline, FakeClock
+from pypddl_experiments.llm.llm import FatalModelError, ModelCaller
+from pypddl_experiments.llm.provider_offline import ScriptedProvider
+from pypddl_experiments.llm.records import TraceWriter
+from pypddl_experiments.llm.types import CallParams, Msg, ProviderError, ToolCall, Turn, Usage
 
 pytestmark = pytest.mark.anyio
 

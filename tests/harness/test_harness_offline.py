@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.llm.provider_offline import greedy_plan
 from pypddlengine.bundled import bundled_task
-from pypddlengine.harness.cli import experiment
-from pypddlengine.harness.provider_offline import greedy_plan
 from pypddlengine.validate import validate_plan
 
 

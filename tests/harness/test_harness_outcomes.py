@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_server import FakeModelServer, FakeRequest, Reply
 from harness_scripts import AgentScript, DirectScript, lama_plan, run_with_fake_server
 
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.fake_server import FakeModelServer, FakeRequest, Reply
-from pypddlengine.harness.mcp_bridge import ToolboxSettings
-from pypddlengine.harness.runner import ExperimentConfig
-from pypddlengine.harness.tasks import resolve_tasks
-from pypddlengine.harness.types import CallParams
+from pypddl_experiments.llm.clock import FakeClock
+from pypddl_experiments.llm.mcp_bridge import ToolboxSettings
+from pypddl_experiments.llm.runner import ExperimentConfig
+from pypddl_experiments.llm.tasks import resolve_tasks
+from pypddl_experiments.llm.types import CallParams
 
 PROVIDERS = ["anthropic", "openai"]
 

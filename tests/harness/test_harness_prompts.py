@@ -14,12 +14,12 @@ import anyio
 import pytest
 from harness_scripts import AgentScript, run_with_fake_server
 
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.mcp_bridge import Toolbox, ToolboxSettings
-from pypddlengine.harness.prompts import AGENTIC, FEEDBACK_TEXTS, PromptSet
-from pypddlengine.harness.runner import ExperimentConfig
-from pypddlengine.harness.tasks import resolve_tasks
-from pypddlengine.harness.types import CallParams
+from pypddl_experiments.llm.clock import FakeClock
+from pypddl_experiments.llm.mcp_bridge import Toolbox, ToolboxSettings
+from pypddl_experiments.llm.prompts import AGENTIC, FEEDBACK_TEXTS, PromptSet
+from pypddl_experiments.llm.runner import ExperimentConfig
+from pypddl_experiments.llm.tasks import resolve_tasks
+from pypddl_experiments.llm.types import CallParams
 from pypddlengine.session import FeedbackLevel
 
 LEVELS = [level.name.lower() for level in FeedbackLevel]

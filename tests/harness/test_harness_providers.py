@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_server import FakeModelServer, Reply
 
-from pypddlengine.harness.fake_server import FakeModelServer, Reply
-from pypddlengine.harness.provider_openai import parse_chat_completion
-from pypddlengine.harness.providers import create_provider
-from pypddlengine.harness.types import CallParams, Msg, ProviderError, ToolCall, ToolResult, ToolSpec, Turn
+from pypddl_experiments.llm.provider_openai import parse_chat_completion
+from pypddl_experiments.llm.providers import create_provider
+from pypddl_experiments.llm.types import CallParams, Msg, ProviderError, ToolCall, ToolResult, ToolSpec, Turn
 
 pytestmark = pytest.mark.anyio
 
@@ -204,7 +204,7 @@ def test_a_missing_sdk_is_a_clean_error_with_the_install_command(
 
     from click.testing import CliRunner
 
-    from pypddlengine.harness.cli import experiment
+    from pypddl_experiments.llm.cli import experiment
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == provider else real(name, *a))

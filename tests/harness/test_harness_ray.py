@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fake_server import FakeModelServer, FakeRequest, Reply
 from harness_scripts import AgentScript, DirectScript
 from ray_support import by_key, comparable, needs_ray, processes_with, wait_for
 
-from pypddlengine.harness.cli import experiment
-from pypddlengine.harness.fake_server import FakeModelServer, FakeRequest, Reply
+from pypddl_experiments.llm.cli import experiment
 
 pytestmark = [needs_ray, pytest.mark.slow]
 

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from harness_scripts import csv_rows as rows
 from harness_scripts import write_records as write
 
-from pypddlengine.harness.cli import experiment
-from pypddlengine.harness.report import build_report, difficulty_order, load_approaches, write_report
+from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.report.report import build_report, difficulty_order, load_approaches, write_report
 
 
 def record(method: str, instance: str, outcome: str, length: int | None = None, *, replicate: int = 0,

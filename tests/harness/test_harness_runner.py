@@ -9,15 +9,15 @@ from typing import Any
 
 import anyio
 import pytest
+from fake_server import Reply
 from harness_scripts import DirectScript, lama_plan, run_with_fake_server
 
-from pypddlengine.harness.clock import FakeClock
-from pypddlengine.harness.fake_server import Reply
-from pypddlengine.harness.provider_offline import ScriptedProvider
-from pypddlengine.harness.records import ManifestMismatch, ResultsStore, read_records
-from pypddlengine.harness.runner import ExperimentConfig, run_experiment
-from pypddlengine.harness.tasks import TaskSpec, resolve_tasks
-from pypddlengine.harness.types import CallParams, Msg, Turn
+from pypddl_experiments.llm.clock import FakeClock
+from pypddl_experiments.llm.provider_offline import ScriptedProvider
+from pypddl_experiments.llm.records import ManifestMismatch, ResultsStore, read_records
+from pypddl_experiments.llm.runner import ExperimentConfig, run_experiment
+from pypddl_experiments.llm.tasks import TaskSpec, resolve_tasks
+from pypddl_experiments.llm.types import CallParams, Msg, Turn
 
 
 def oracle(blocks: Path) -> ScriptedProvider:
@@ -123,7 +123,7 @@ def test_a_failure_inside_the_harness_is_recorded_and_the_experiment_goes_on(tmp
 
 
 def test_unknown_tools_in_the_tool_set_stop_the_experiment_before_any_run(tmp_path: Path, blocks: Path) -> None:
-    from pypddlengine.harness.mcp_bridge import ToolboxSettings
+    from pypddl_experiments.llm.mcp_bridge import ToolboxSettings
 
     config = ExperimentConfig("agentic", CallParams("m"), toolbox=ToolboxSettings(tools=("execute_single_action",
                                                                                           "teleport")))
@@ -134,8 +134,8 @@ def test_unknown_tools_in_the_tool_set_stop_the_experiment_before_any_run(tmp_pa
 
 def test_a_server_that_fails_to_start_for_one_run(tmp_path: Path, blocks: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    import pypddlengine.harness.runner as runner_module
-    from pypddlengine.harness.mcp_bridge import Toolbox
+    import pypddl_experiments.llm.runner as runner_module
+    from pypddl_experiments.llm.mcp_bridge import Toolbox
 
     opened = {"n": 0}
 

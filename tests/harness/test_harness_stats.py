@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from pypddlengine.harness.stats import holm, mcnemar_exact, median, wilson
+from pypddl_experiments.report.stats import holm, mcnemar_exact, median, wilson
 
 
 def test_wilson_matches_the_design_notes() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pypddlengine.harness.tasks import resolve_tasks
+from pypddl_experiments.llm.tasks import resolve_tasks
 
 
 def test_a_folder_in_benchmark_order(blocks: Path) -> None:

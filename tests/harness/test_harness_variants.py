@@ -12,14 +12,14 @@ import anyio
 import pytest
 from harness_scripts import lama_plan
 
+from pypddl_experiments.llm.mcp_bridge import ToolboxSettings
+from pypddl_experiments.llm.provider_offline import ScriptedProvider
+from pypddl_experiments.llm.records import ResultsStore
+from pypddl_experiments.llm.replay import compare_records, replay_run
+from pypddl_experiments.llm.runner import ExperimentConfig, run_experiment
+from pypddl_experiments.llm.tasks import resolve_tasks
+from pypddl_experiments.llm.types import CallParams, Msg, ToolCall, Turn
 from pypddlengine import Session
-from pypddlengine.harness.mcp_bridge import ToolboxSettings
-from pypddlengine.harness.provider_offline import ScriptedProvider
-from pypddlengine.harness.records import ResultsStore
-from pypddlengine.harness.replay import compare_records, replay_run
-from pypddlengine.harness.runner import ExperimentConfig, run_experiment
-from pypddlengine.harness.tasks import resolve_tasks
-from pypddlengine.harness.types import CallParams, Msg, ToolCall, Turn
 from pypddlengine.relabel import Relabelling
 from pypddlengine.syntax import parse_plan
 

@@ -186,7 +186,7 @@ async def test_a_big_initialise_does_not_stall_another_clients_calls() -> None:
     meanwhile another client's calls on a small session keep being answered
     (each well within the time the big one takes), and the big session,
     which runs its calls in a worker thread too, answers afterwards."""
-    from pypddlengine.generators import blocksworld
+    from pypddl_experiments.generators import blocksworld
     from pypddlengine.mcp_server import build_server
     from pypddlengine.mcp_server.server import THREADED_ACTIONS
 

@@ -118,9 +118,9 @@ async def test_call_errors_stay_errors_at_the_paper_level(tools: Tools) -> None:
 
 
 def test_every_place_that_names_a_level_accepts_every_level() -> None:
+    from pypddl_experiments.llm.cli import run
     from pypddlengine.cli import play
     from pypddlengine.cli_serve import FEEDBACK_LEVELS, serve
-    from pypddlengine.harness.cli import run
     from pypddlengine.mcp_server.server import FeedbackName
 
     names = [level.name.lower() for level in FeedbackLevel]

@@ -18,11 +18,11 @@ import pytest
 from corpus import CORPUS, CORPUS_REASON, entries, smallest_task
 from oracles import random_walk
 
+from pypddl_experiments.generators.blocksworld import blocksworld
+from pypddl_experiments.generators.proofs import ground_text
 from pypddlengine import ground, load_task
 from pypddlengine import heuristics as hmod
 from pypddlengine.bundled import bundled_task, bundled_tasks
-from pypddlengine.generators.blocksworld import blocksworld
-from pypddlengine.generators.proofs import ground_text
 from pypddlengine.heuristics import RelaxedTask
 from pypddlengine.task import State, Task
 

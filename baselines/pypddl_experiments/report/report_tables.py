@@ -31,7 +31,7 @@ def source_settings(a: Approach) -> dict[str, Any]:
         return " / ".join(values) if values else None
 
     shown = one("tools", "shown")
-    from ..mcp_server.names import PAPER_TOOLS
+    from pypddlengine.mcp_server.names import PAPER_TOOLS
 
     if shown == ",".join(PAPER_TOOLS):
         shown = "paper (the seven)"

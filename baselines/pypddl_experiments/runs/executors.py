@@ -5,7 +5,7 @@ experiment runner (``pypddl experiment run``) hand each run to an
 :class:`Executor` and take its finished result back. Whatever executes the
 runs, one rule holds: **workers return results, only the driver (the process
 that runs the command) writes records**, through the one locked
-:class:`~pypddlengine.records.RecordWriter`, and it writes a run's record
+:class:`~pypddl_experiments.runs.records.RecordWriter`, and it writes a run's record
 only after the run has finished. So a driver crash, a worker death or a
 cluster restart loses at most the runs in flight, never a record, and never
 leaves one half-written; the next run of the same command skips every
@@ -370,7 +370,7 @@ class RayExecutor(Executor):
             if self._cancelling:
                 return Done(pending.key, cancelled=True, attempts=pending.attempts)
             if pending.attempts < self.max_attempts:
-                logging.getLogger("pypddlengine.executors").warning(
+                logging.getLogger("pypddl_experiments.runs.executors").warning(
                     "run %s lost its worker (%s); submitting it again", _label(pending.key), type(err).__name__)
                 self.resubmitted += 1
                 pending.attempts += 1

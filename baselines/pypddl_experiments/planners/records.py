@@ -8,7 +8,7 @@ under ``planner`` (the schema's ``alias``, ``returncode``, ``plans_found``,
 ``extra``.
 
 The file side (the crash-safe, locked :class:`RecordWriter`, the tolerant
-:func:`read_records`, the resume key) lives in :mod:`pypddlengine.records`,
+:func:`read_records`, the resume key) lives in :mod:`pypddl_experiments.runs.records`,
 shared with the harness, and is re-exported here.
 """
 
@@ -19,7 +19,7 @@ import uuid
 from typing import Any
 
 import pypddlengine
-from pypddlengine.records import (
+from pypddl_experiments.runs.records import (
     RUN_SCHEMA,
     ReadResult,
     RecordsLocked,
@@ -29,10 +29,10 @@ from pypddlengine.records import (
     record_key,
     utc_now,
 )
+from pypddl_experiments.runs.tasks import TaskRef
 
 from .fd import VALIDATOR_ENGINE, FDResult, fd_provenance, fd_version
 from .outcomes import record_outcome
-from .tasks import TaskRef
 
 __all__ = [
     "SCHEMA",

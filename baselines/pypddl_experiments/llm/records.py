@@ -8,7 +8,7 @@ Layout of ``results/<name>/``::
 
 ``runs.jsonl`` is appended one line at a time and synced to disk, so a crash
 loses at most the run in progress. Reading and appending use
-:mod:`pypddlengine.records`, shared with the Fast Downward runner: a running
+:mod:`pypddl_experiments.runs.records`, shared with the Fast Downward runner: a running
 experiment holds the file's lock from start to end (:meth:`ResultsStore.locked`),
 so a second ``pypddl experiment run`` on the same folder is refused
 (:class:`RecordsLocked`) instead of writing beside it, and the first append
@@ -30,8 +30,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..records import RUN_SCHEMA, RecordsLocked, RecordWriter, environment_fields, read_records, utc_now
-from ..records import record_key as run_key
+from pypddl_experiments.runs.records import (
+    RUN_SCHEMA,
+    RecordsLocked,
+    RecordWriter,
+    environment_fields,
+    read_records,
+    utc_now,
+)
+from pypddl_experiments.runs.records import record_key as run_key
 
 __all__ = [
     "RUN_SCHEMA",

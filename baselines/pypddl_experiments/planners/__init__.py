@@ -1,6 +1,6 @@
 """Classical baselines: Fast Downward runs, batch experiments, the paper's protocol.
 
-Import as ``pypddlengine.baselines`` (this folder is packaged under that
+Import as ``pypddl_experiments.planners`` (this folder is packaged under that
 name). Fast Downward (PyPI ``up-fast-downward``, GPL) is only ever run as a
 subprocess.
 
@@ -14,11 +14,12 @@ subprocess.
   ``reference`` commands.
 """
 
+from pypddl_experiments.runs.tasks import TaskRef, discover
+
 from .batch import BatchSummary, run_batch
 from .fd import CONFIGS, FDResult, FoundPlan, PlannerConfig, PlannerUnavailable, resolve_config, run_fd
 from .outcomes import Outcome
 from .records import RecordWriter, make_record, read_records
-from .tasks import TaskRef, discover
 
 __all__ = [
     "CONFIGS",

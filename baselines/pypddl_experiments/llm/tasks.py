@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..lifted import LiftedTask
+    from pypddlengine.lifted import LiftedTask
 
-from ..loading import is_domain_file, problem_files
-from ..records import sha256_file
-from ..task import natural_key
+from pypddl_experiments.runs.records import sha256_file
+from pypddlengine.loading import is_domain_file, problem_files
+from pypddlengine.task import natural_key
 
 __all__ = ["TaskSpec", "natural_key", "resolve_tasks"]  # natural_key: the engine's, re-exported
 
@@ -55,7 +55,7 @@ class TaskSpec:
 
     @cached_property
     def lifted(self) -> LiftedTask:
-        from ..loading import load_task
+        from pypddlengine.loading import load_task
 
         return load_task(self.domain_path, self.problem_path)
 
@@ -109,8 +109,8 @@ def resolve_tasks(spec: str, *, domain: str | Path | None = None, limit: int | N
 
 
 def _bundled(spec: str) -> list[TaskSpec]:
-    from ..bundled import bundled_task, bundled_tasks
-    from ..errors import PDDLError
+    from pypddlengine.bundled import bundled_task, bundled_tasks
+    from pypddlengine.errors import PDDLError
 
     names = bundled_tasks(spec) if "/" not in spec else [spec]
     out = []

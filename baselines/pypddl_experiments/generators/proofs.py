@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..deadends import breadth_first_search
-from ..feedback import analyse
-from ..grounding import ground
-from ..lifted import compile_task
-from ..syntax import parse_domain, parse_problem
-from ..task import Task
+from pypddlengine.deadends import breadth_first_search
+from pypddlengine.feedback import analyse
+from pypddlengine.grounding import ground
+from pypddlengine.lifted import compile_task
+from pypddlengine.syntax import parse_domain, parse_problem
+from pypddlengine.task import Task
 
 __all__ = ["BFSResult", "Proof", "breadth_first", "ground_text", "prove_unsolvable"]
 

@@ -263,7 +263,7 @@ async def execute_run(
                 result = await run_agentic(task, caller, toolbox, trace, prompts=prompts,
                                            session_init=config.session_init, feedback=config.feedback or "paper")
         except Exception as err:  # a harness bug or a broken server must not stop the experiment
-            logging.getLogger("pypddlengine.harness").exception("run %s/%s failed", task.instance_id, replicate)
+            logging.getLogger("pypddl_experiments.llm").exception("run %s/%s failed", task.instance_id, replicate)
             result = MethodResult("error", "harness_error", message=f"{type(err).__name__}: {err}")
         wall = deadline.elapsed()
         relabel_info = None
@@ -313,7 +313,7 @@ async def run_experiment(
 ) -> ExperimentSummary:
     """Run every missing (task, replicate) and append their records, holding
     the results folder's lock throughout (a second experiment on the same
-    folder gets :class:`~pypddlengine.records.RecordsLocked` before it
+    folder gets :class:`~pypddl_experiments.runs.records.RecordsLocked` before it
     writes anything, the manifest included). ``remote``: run them as Ray
     tasks instead (:mod:`.remote`)."""
     with store.locked():

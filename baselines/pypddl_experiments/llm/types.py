@@ -3,7 +3,7 @@
 The methods (direct, agentic) speak only these types; the provider adapters
 translate them to and from each API's wire format. Everything here is plain
 data with a JSON form (``to_dict``/``from_dict``) so that traces can store a
-turn and :class:`~pypddlengine.harness.provider_offline.ReplayProvider` can
+turn and :class:`~pypddl_experiments.llm.provider_offline.ReplayProvider` can
 give it back unchanged.
 """
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pypddlengine.records import sha256_file
+from pypddl_experiments.runs.records import sha256_file
 from pypddlengine.task import natural_key
 
 __all__ = ["TaskRef", "bundled", "discover", "natural_key", "select"]

@@ -1,7 +1,7 @@
 """Commands ``pypddl solve``, ``generate``, ``batch`` and ``reference``.
 
 Registered lazily by :mod:`pypddlengine.cli`; each is a thin click layer over
-the modules of this package and :mod:`pypddlengine.generators`.
+the modules of this package and :mod:`pypddl_experiments.generators`.
 
 Exit codes (all four commands): 0 success; 1 the planner returned no valid
 plan (``solve``), a generated task could not be proved unsolvable
@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from pypddlengine.executors import executor_options, options_from_cli
+from pypddl_experiments.runs.executors import executor_options, options_from_cli
 
 OK, NO_PLAN, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 LOST = 1  # batch and reference: runs lost with their Ray workers, not recorded
@@ -144,12 +144,12 @@ def solve(
     """
     import json
 
+    from pypddl_experiments.runs.tasks import TaskRef
     from pypddlengine.bundled import bundled_task
     from pypddlengine.errors import PDDLError
 
     from .fd import PlannerUnavailable, run_fd
     from .records import environment, make_record, utc_now
-    from .tasks import TaskRef
     from .val import val_validate
 
     try:
@@ -197,11 +197,10 @@ def solve(
 
 
 def _task_list(directory: str | None, bundled: bool, select: str | None, limit: int | None) -> list[Any]:
+    from pypddl_experiments.runs.tasks import bundled as bundled_tasks
+    from pypddl_experiments.runs.tasks import discover
+    from pypddl_experiments.runs.tasks import select as pick
     from pypddlengine.errors import PDDLError
-
-    from .tasks import bundled as bundled_tasks
-    from .tasks import discover
-    from .tasks import select as pick
 
     if bool(directory) == bool(bundled):
         raise click.UsageError("give a TASKS directory or --bundled (not both)")
@@ -216,7 +215,7 @@ def _task_list(directory: str | None, bundled: bool, select: str | None, limit: 
 
 
 def _run_batch(tasks: list[Any], configs: list[Any], out: str, **kwargs: Any) -> Any:
-    from pypddlengine.executors import ExecutorUnavailable
+    from pypddl_experiments.runs.executors import ExecutorUnavailable
 
     from .batch import IncompatibleRecords, run_batch
     from .fd import PlannerUnavailable
@@ -370,10 +369,8 @@ def reference(
     """
     import json
 
-    from .fd import CONFIGS
-    from .records import read_records
-    from .readings import parse_reading
-    from .reference import (
+    from pypddl_experiments.report.readings import parse_reading
+    from pypddl_experiments.report.reference import (
         block_rows,
         difficulty_order,
         format_report,
@@ -382,6 +379,9 @@ def reference(
         rounded,
         write_difficulty,
     )
+
+    from .fd import CONFIGS
+    from .records import read_records
 
     try:
         reading = parse_reading(seq_reading)
@@ -505,7 +505,7 @@ _common_generate = [
 def gen_blocksworld(blocks: int, full_goal: bool, seed: int, name: str | None, output: str | None,
                     count: int | None, out_dir: str | None, domain_out: str | None) -> None:
     """4-operator Blocksworld; start and goal uniform random (Slaney & Thiebaux)."""
-    from pypddlengine.generators import blocksworld
+    from pypddl_experiments.generators import blocksworld
 
     _emit(lambda s, n: blocksworld(blocks, s, name=n or name, full_goal=full_goal),
           "blocksworld", seed, count, output, out_dir, domain_out)
@@ -520,7 +520,7 @@ def gen_blocksworld(blocks: int, full_goal: bool, seed: int, name: str | None, o
 def gen_table(blocks: int, positions: int, no_goal_positions: bool, seed: int, name: str | None,
               output: str | None, count: int | None, out_dir: str | None, domain_out: str | None) -> None:
     """Blocksworld with a limited number of table positions (Blocksworld-MCP)."""
-    from pypddlengine.generators import blocksworld_table
+    from pypddl_experiments.generators import blocksworld_table
 
     _emit(lambda s, n: blocksworld_table(blocks, positions, s, name=n or name, goal_positions=not no_goal_positions),
           "blocksworld-table", seed, count, output, out_dir, domain_out)
@@ -538,7 +538,7 @@ def gen_sizes(blocks: int, positions: int, size_classes: int, no_goal_positions:
               name: str | None, output: str | None, count: int | None, out_dir: str | None,
               domain_out: str | None) -> None:
     """Blocksworld with block sizes (only smaller-or-equal on larger) and table positions."""
-    from pypddlengine.generators import blocksworld_sizes
+    from pypddl_experiments.generators import blocksworld_sizes
 
     _emit(lambda s, n: blocksworld_sizes(blocks, positions, size_classes, s, name=n or name,
                                          goal_positions=not no_goal_positions),
@@ -555,7 +555,7 @@ def gen_sizes(blocks: int, positions: int, size_classes: int, no_goal_positions:
 def gen_hanoi(disks: int, positions: int, target: int | None, name: str | None, output: str | None,
               domain_out: str | None) -> None:
     """Towers of Hanoi as a blocksworld-sizes task (deterministic, no seed)."""
-    from pypddlengine.generators import hanoi
+    from pypddl_experiments.generators import hanoi
 
     _emit(lambda s, n: hanoi(disks, positions, name=name, target=target),
           "blocksworld-sizes", 0, None, output, None, domain_out)
@@ -569,7 +569,7 @@ def gen_hanoi(disks: int, positions: int, target: int | None, name: str | None, 
 def gen_gripper(balls: int, rooms: int, scatter: bool, seed: int, name: str | None, output: str | None,
                 count: int | None, out_dir: str | None, domain_out: str | None) -> None:
     """Gripper: a two-handed robot carries balls between rooms."""
-    from pypddlengine.generators import gripper
+    from pypddl_experiments.generators import gripper
 
     _emit(lambda s, n: gripper(balls, rooms=rooms, seed=s, scatter=scatter, name=n or name),
           "gripper", seed, count, output, out_dir, domain_out)
@@ -585,7 +585,7 @@ def gen_gripper(balls: int, rooms: int, scatter: bool, seed: int, name: str | No
 def gen_logistics(cities: int, places: int, packages: int, airplanes: int, seed: int, name: str | None,
                   output: str | None, count: int | None, out_dir: str | None, domain_out: str | None) -> None:
     """Logistics (typed): trucks within cities, airplanes between airports."""
-    from pypddlengine.generators import logistics
+    from pypddl_experiments.generators import logistics
 
     _emit(lambda s, n: logistics(cities, places, packages, airplanes=airplanes, seed=s, name=n or name),
           "logistics", seed, count, output, out_dir, domain_out)
@@ -616,7 +616,7 @@ def gen_unsolvable(kind: str, blocks: int, no_proof: bool, max_states: int, seed
     The proof is written into the file's header. Exit code 1 when no proof
     is found within --max-states (the task is not written).
     """
-    from pypddlengine.generators import UNSOLVABLE_KINDS, prove_unsolvable, unsolvable
+    from pypddl_experiments.generators import UNSOLVABLE_KINDS, prove_unsolvable, unsolvable
 
     domain = UNSOLVABLE_KINDS[kind][0]
     domain_text = _domain_text(domain)

@@ -25,7 +25,7 @@ __all__ = ["run_direct"]
 async def run_direct(
     task: TaskSpec, caller: ModelCaller, trace: TraceWriter, prompts: PromptSet = DIRECT
 ) -> MethodResult:
-    from ..validate import validate_plan
+    from pypddlengine.validate import validate_plan
 
     lifted = task.lifted
     names = task.action_names

@@ -1,7 +1,7 @@
 """Run records (``pypddl.run/1``): what the two adapters that write them share.
 
-The Fast Downward batch runner (``pypddlengine.baselines``) and the LLM
-experiment harness (``pypddlengine.harness``) write the same records to the
+The Fast Downward batch runner (``pypddl_experiments.planners``) and the LLM
+experiment harness (``pypddl_experiments.llm``) write the same records to the
 same kind of file, one JSON object per line and one line per ``(method,
 instance_id, replicate)`` run (``notes/harness.md`` §6.4). This module holds
 the parts of that which do not depend on who made the run: the schema name,
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from pypddlengine import __version__
 
 __all__ = [
     "RUN_SCHEMA",

@@ -39,22 +39,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .fd import CONFIGS
+from pypddl_experiments.planners.fd import CONFIGS
+from pypddl_experiments.runs.tasks import TaskRef
+
 from .readings import Reading, apply_reading
-from .tasks import TaskRef
 
 __all__ = [
     "BLOCK_SIZE",
     "ORDER_LABELS",
     "ORDER_RULES",
     "PAPER",
-    "is_paper_benchmark",
     "OrderedTask",
     "block_label",
     "block_rows",
     "describe_order",
     "difficulty_order",
     "format_report",
+    "is_paper_benchmark",
     "order_by_rule",
     "outcome_rows",
     "rounded",

@@ -1,4 +1,4 @@
-"""Fast Downward runs on an executor (:mod:`pypddlengine.executors`): what a
+"""Fast Downward runs on an executor (:mod:`pypddl_experiments.runs.executors`): what a
 batch submits for one job, and what then happens on the worker.
 
 On the worker, :func:`run_and_record` runs the job under its wall-clock
@@ -17,11 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pypddlengine.executors import Executor, ShippedTask
+from pypddl_experiments.runs.executors import Executor, ShippedTask
+from pypddl_experiments.runs.tasks import TaskRef
 
 from .outcomes import Outcome
 from .records import environment, make_record
-from .tasks import TaskRef
 
 __all__ = ["PLANNER_CPUS", "JobSubmitter", "run_and_record"]
 

@@ -2,7 +2,7 @@
 
 The driver (the process running the command) plans the runs as it does for
 local runs and hands each (task, replicate) to one Ray task
-(:mod:`pypddlengine.executors`). The worker opens its own provider client
+(:mod:`pypddl_experiments.runs.executors`). The worker opens its own provider client
 (and, for the agentic approach, its own MCP server), runs the method under
 the run's wall-clock budget on its own clock, writes the trace to a
 temporary file and returns the record (with the worker's ``env``, so
@@ -24,7 +24,7 @@ lost and left for the next run of the command.
   (``retry-after``, else the back-off). One worker's rate limit then holds
   back every worker instead of each finding it out with its own 429. A run
   held back is ``contaminated`` and says why in ``errors``
-  (:class:`~pypddlengine.harness.llm.ModelCaller`). A gate that cannot be
+  (:class:`~pypddl_experiments.llm.llm.ModelCaller`). A gate that cannot be
   reached never fails a run; it just stops holding runs back.
 * **The API key.** Workers read the key from the variable the provider reads
   (``--api-key-env``, default ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY``).
@@ -47,7 +47,8 @@ from typing import Any
 
 import anyio
 
-from ..executors import ExecutorOptions, ShippedTask, make_executor
+from pypddl_experiments.runs.executors import ExecutorOptions, ShippedTask, make_executor
+
 from .providers import DEFAULT_KEY_ENV, create_provider
 from .records import ResultsStore
 from .runner import ExperimentSummary, RunContext, execute_run
@@ -109,7 +110,7 @@ def new_gate() -> Any:
 
 
 class ActorGate:
-    """A worker's view of the shared gate (a :class:`~pypddlengine.harness.llm.RateGate`)."""
+    """A worker's view of the shared gate (a :class:`~pypddl_experiments.llm.llm.RateGate`)."""
 
     def __init__(self, actor: Any) -> None:
         self.actor = actor

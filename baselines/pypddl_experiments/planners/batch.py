@@ -18,7 +18,7 @@
 Workers are threads: each one waits on a planner subprocess, so the GIL is
 not a bottleneck (validation of the plans is the only Python work). With
 ``executor=ExecutorOptions("ray")`` each run is a Ray task instead
-(:mod:`pypddlengine.executors`); either way a run's record is built where
+(:mod:`pypddl_experiments.runs.executors`); either way a run's record is built where
 the run ran (:mod:`.executor`) and written here, by the one writer.
 """
 
@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from pypddlengine.executors import ExecutorOptions, RunLost, make_executor
+from pypddl_experiments.runs.executors import ExecutorOptions, RunLost, make_executor
+from pypddl_experiments.runs.tasks import TaskRef
 
 from .executor import PLANNER_CPUS, JobSubmitter
 from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, PlannerUnavailable, fd_driver, fd_provenance, run_fd
 from .records import RecordWriter, read_records, record_key, utc_now
-from .tasks import TaskRef
 from .val import val_validate
 
 __all__ = ["BatchSummary", "IncompatibleRecords", "Job", "Progress", "default_workers", "plan_jobs", "run_batch"]
@@ -272,7 +272,7 @@ def run_batch(
     """Run every (configuration, task, replicate) not yet recorded in
     ``out`` and append one record each. Returns a summary; on Ctrl-C the
     summary says ``interrupted`` (no exception). ``executor``: where the runs
-    execute (:mod:`pypddlengine.executors`; default: threads of this process)."""
+    execute (:mod:`pypddl_experiments.runs.executors`; default: threads of this process)."""
     if executor is None or not executor.remote:
         fd_driver()  # fail before starting anything when Fast Downward is missing (Ray: on the workers)
     out = Path(out)

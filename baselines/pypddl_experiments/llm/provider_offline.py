@@ -149,9 +149,9 @@ def greedy_plan(domain_text: str, problem_text: str, max_states: int = SEARCH_ST
     expanded every state reachable from the initial state that h_FF does not
     prove a dead end). ``(None, False)``: no plan within ``max_states``
     expansions or ``max_seconds``."""
-    from ..grounding import ground
-    from ..heuristics import relaxed_task
-    from ..loading import load_task
+    from pypddlengine.grounding import ground
+    from pypddlengine.heuristics import relaxed_task
+    from pypddlengine.loading import load_task
 
     task = ground(load_task(domain_text, problem_text))
     relaxed = relaxed_task(task)
@@ -193,7 +193,7 @@ def recorded_plans(source: Path | str, tasks: list[Any]) -> dict[str, list[str]]
     format), or a ``runs.jsonl`` (or a results folder holding one) whose
     records carry plans, matched by problem SHA-256 or else instance id (the
     shortest valid plan of a task when several are recorded)."""
-    from ..syntax import parse_plan
+    from pypddlengine.syntax import parse_plan
 
     path = Path(source)
     out: dict[str, list[str]] = {}

@@ -16,7 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..relabel import MAPPING_FILE, Relabelling
+from pypddlengine.relabel import MAPPING_FILE, Relabelling
+
 from .clock import FakeClock
 from .mcp_bridge import Toolbox, ToolboxSettings, ToolOutcome
 from .prompts import prompt_set

@@ -107,8 +107,8 @@ def _plan_argument(value: Any) -> list[Any] | None:
     reads it: a list of actions, or one text parsed by the engine's plan
     parser (IPC/VAL format). ``None`` when not given; an unreadable text is
     an empty plan (it cannot be valid)."""
-    from ..errors import PDDLError
-    from ..syntax import parse_plan
+    from pypddlengine.errors import PDDLError
+    from pypddlengine.syntax import parse_plan
 
     if value is None:
         return None
@@ -122,7 +122,7 @@ def _plan_argument(value: Any) -> list[Any] | None:
 
 def _canonical(step: Any) -> str:
     """A step of a valid plan as ``(name arg ...)``."""
-    from ..syntax import parse_action_ref
+    from pypddlengine.syntax import parse_action_ref
 
     return str(parse_action_ref(step) if isinstance(step, str) else step)
 
@@ -153,7 +153,7 @@ async def run_agentic(
     session_init: str = "model",
     feedback: str = "paper",
 ) -> MethodResult:
-    from ..validate import validate_plan
+    from pypddlengine.validate import validate_plan
 
     deadline = caller.deadline
     stats = AgentStats()
@@ -242,7 +242,7 @@ def _note_session(call: ToolCall, outcome: ToolOutcome, sessions: list[str]) -> 
 async def _why_it_stopped(task: TaskSpec, stop: str, text: str, last_validation: str | None, sessions: list[str],
                           toolbox: Toolbox, deadline: Deadline, trace: TraceWriter) -> str:
     """The ``outcome_detail`` of an early exit (see the module docstring)."""
-    from ..validate import validate_plan
+    from pypddlengine.validate import validate_plan
 
     if stop == "max_tokens":
         return "max_tokens"

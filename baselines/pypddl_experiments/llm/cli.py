@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
-from ..executors import executor_options
+from pypddl_experiments.runs.executors import executor_options
 
 __all__ = ["experiment"]
 
-from ..cli_serve import FEEDBACK_LEVELS as FEEDBACK
+from pypddlengine.cli_serve import FEEDBACK_LEVELS as FEEDBACK
+
 from .providers import PROVIDERS
 
 
@@ -122,7 +123,8 @@ def run(**opts: object) -> None:
     """
     import anyio
 
-    from ..executors import ExecutorUnavailable, options_from_cli
+    from pypddl_experiments.runs.executors import ExecutorUnavailable, options_from_cli
+
     from .mcp_bridge import ToolboxSettings, parse_command
     from .outcome import RERUN_ON_RESUME
     from .providers import create_provider
@@ -172,7 +174,8 @@ def run(**opts: object) -> None:
         relabel_seed=opts["relabel_seed"],  # type: ignore[arg-type]
     )
     if config.observation is not None and tasks:
-        from ..errors import PDDLError
+        from pypddlengine.errors import PDDLError
+
         from .variants import observed_problem_text
 
         try:
@@ -293,8 +296,8 @@ def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_p
       pypddl experiment report results/agentic-paper results/agentic-heuristic --out report-fb/ \\
           --family "Agentic LLM (agentic-paper),Agentic LLM (agentic-heuristic)"
     """
-    from ..baselines.readings import parse_reading
-    from .report import ContaminatedRuns, build_report, load_approaches, write_report
+    from pypddl_experiments.report.readings import parse_reading
+    from pypddl_experiments.report.report import ContaminatedRuns, build_report, load_approaches, write_report
 
     try:
         reading = parse_reading(seq_reading)

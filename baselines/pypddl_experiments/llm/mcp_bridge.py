@@ -3,7 +3,7 @@
 :class:`Toolbox` connects an :class:`mcp.Client` to the engine's MCP server,
 either in process (``build_server()``, the default: fast, no subprocess) or
 as a ``pypddl serve`` subprocess over stdio, lists its tools and turns the
-listing into provider-neutral :class:`~pypddlengine.harness.types.ToolSpec`
+listing into provider-neutral :class:`~pypddl_experiments.llm.types.ToolSpec`
 objects. Nothing about the tools is written by hand here: names,
 descriptions and input schemas come from ``tools/list``. Two experiment
 settings act on the listing:
@@ -40,8 +40,9 @@ from typing import Any
 
 import anyio
 
-from ..mcp_server.names import PAPER_TOOLS
-from ..mcp_server.wire import read_error, text_blocks
+from pypddlengine.mcp_server.names import PAPER_TOOLS
+from pypddlengine.mcp_server.wire import read_error, text_blocks
+
 from .types import ToolSpec
 
 __all__ = ["PAPER_TOOLS", "ToolOutcome", "Toolbox", "ToolboxSettings", "error_code", "tool_specs_from_listing"]
@@ -185,7 +186,7 @@ class Toolbox:
 
         s = self.settings
         if s.transport == "inprocess":
-            from ..mcp_server import build_server
+            from pypddlengine.mcp_server import build_server
 
             options = dict(s.server_options)
             if self.allowed_files is not None:

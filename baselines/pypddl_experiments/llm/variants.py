@@ -17,15 +17,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import PDDLError
-from ..grounding import ground
-from ..loading import load_domain, load_problem
-from ..model import Atom
-from ..printer import format_problem
-from ..relabel import MAPPING_FILE, Relabelling, relabelled_files
-from ..session import Session
-from ..syntax import parse_action_ref
-from ..validate import validate_plan
+from pypddlengine.errors import PDDLError
+from pypddlengine.grounding import ground
+from pypddlengine.loading import load_domain, load_problem
+from pypddlengine.model import Atom
+from pypddlengine.printer import format_problem
+from pypddlengine.relabel import MAPPING_FILE, Relabelling, relabelled_files
+from pypddlengine.session import Session
+from pypddlengine.syntax import parse_action_ref
+from pypddlengine.validate import validate_plan
+
 from .outcome import MethodResult
 from .tasks import TaskSpec
 

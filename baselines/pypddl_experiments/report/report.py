@@ -40,10 +40,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..baselines.readings import Reading, apply_reading
-from ..baselines.reference import ORDER_LABELS, ORDER_RULES, describe_order, is_paper_benchmark, order_by_rule
-from ..baselines.reference import SEQ as SEQ_METHOD
-from .records import read_records, run_key
+from pypddl_experiments.llm.records import read_records, run_key
+from pypddl_experiments.llm.tasks import natural_key
+
+from .readings import Reading, apply_reading
+from .reference import ORDER_LABELS, ORDER_RULES, describe_order, is_paper_benchmark, order_by_rule
+from .reference import SEQ as SEQ_METHOD
 from .report_model import (
     BLOCK_SIZE,
     COLOURS,
@@ -68,7 +70,6 @@ from .report_tables import (
     table3,
     tokens_and_behaviour,
 )
-from .tasks import natural_key
 
 __all__ = ["COLOURS", "RULES", "Approach", "ContaminatedRuns", "Report", "build_report", "difficulty_order",
            "load_approaches", "write_report"]
@@ -169,7 +170,7 @@ def difficulty_order(
 def count_objects(approaches: list[Approach]) -> dict[str, int]:
     """Objects per instance key, from the problem files named in the sources'
     manifests (harness) or records (``extra.problem``, Fast Downward runner)."""
-    from ..loading import load_problem
+    from pypddlengine.loading import load_problem
 
     paths: dict[str, str] = {}
     for a in approaches:
