@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from pypddl_experiments.planners import fd
 from pypddl_experiments.planners.batch import IncompatibleRecords, _check_compatible
-from pypddl_experiments.report.readings import apply_reading, parse_reading
+from pypddl_experiments.planners.readings import apply_reading, parse_reading
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from corpus import CORPUS
 from fd_helpers import requires_fd
 from paper_shaped import FD_FAILED, TABLE_I, fd_records
 
-from pypddl_experiments.report.reference import (
+from pypddl_experiments.planners.reference import (
     LAMA,
     SEQ,
     block_rows,

@@ -296,7 +296,7 @@ def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_p
       pypddl experiment report results/agentic-paper results/agentic-heuristic --out report-fb/ \\
           --family "Agentic LLM (agentic-paper),Agentic LLM (agentic-heuristic)"
     """
-    from pypddl_experiments.report.readings import parse_reading
+    from pypddl_experiments.planners.readings import parse_reading
     from pypddl_experiments.report.report import ContaminatedRuns, build_report, load_approaches, write_report
 
     try:

@@ -369,8 +369,10 @@ def reference(
     """
     import json
 
-    from pypddl_experiments.report.readings import parse_reading
-    from pypddl_experiments.report.reference import (
+    from .fd import CONFIGS
+    from .readings import parse_reading
+    from .records import read_records
+    from .reference import (
         block_rows,
         difficulty_order,
         format_report,
@@ -379,9 +381,6 @@ def reference(
         rounded,
         write_difficulty,
     )
-
-    from .fd import CONFIGS
-    from .records import read_records
 
     try:
         reading = parse_reading(seq_reading)

@@ -42,10 +42,16 @@ from typing import Any
 
 from pypddl_experiments.llm.records import read_records, run_key
 from pypddl_experiments.llm.tasks import natural_key
+from pypddl_experiments.planners.readings import Reading, apply_reading
+from pypddl_experiments.planners.reference import (
+    ORDER_LABELS,
+    ORDER_RULES,
+    describe_order,
+    is_paper_benchmark,
+    order_by_rule,
+)
+from pypddl_experiments.planners.reference import SEQ as SEQ_METHOD
 
-from .readings import Reading, apply_reading
-from .reference import ORDER_LABELS, ORDER_RULES, describe_order, is_paper_benchmark, order_by_rule
-from .reference import SEQ as SEQ_METHOD
 from .report_model import (
     BLOCK_SIZE,
     COLOURS,

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pypddl_experiments.llm.tasks import natural_key
-
-from .reference import BLOCK_SIZE, ORDER_LABELS, ORDER_RULES, block_label
+from pypddl_experiments.planners.reference import BLOCK_SIZE, ORDER_LABELS, ORDER_RULES, block_label
 
 __all__ = ["BLOCK_SIZE", "COLOURS", "RULES", "Approach", "ContaminatedRuns", "Report", "block_label", "plan_length"]
 

@@ -10,7 +10,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .reference import PAPER
+from pypddl_experiments.planners.reference import PAPER
+
 from .report_model import BLOCK_SIZE, COLOURS, METHOD_ORDER, RULES, Report, block_label
 
 __all__ = ["NOT_RUN", "draw_figure", "render_markdown", "write_files"]
