@@ -11,7 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "baselines"))
 
-from pypddlengine.cli import run
+from pypddlengine.cli import register_commands, run
 
 if __name__ == "__main__":
+    register_commands("pypddl_experiments.commands:COMMANDS")  # an install registers it as an entry point
     run()

@@ -12,6 +12,7 @@ files, bad options).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import sys
@@ -32,43 +33,75 @@ OK, INVALID, BAD_INPUT = 0, 1, 2
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("pypddlengine.cli_serve:serve", "Run the MCP server (stdio by default, or streamable HTTP)."),
     "demo": ("pypddlengine.cli_serve:demo", "Watch a scripted agent solve a bundled task over MCP."),
-    "solve": ("pypddl_experiments.planners.cli:solve",
-              "Solve a task with Fast Downward; print the validated plan."),
-    "generate": ("pypddl_experiments.planners.cli:generate",
-                 "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
-    "batch": ("pypddl_experiments.planners.cli:batch",
-              "Run planners over many tasks in parallel; append JSONL records."),
-    "reference": (
-        "pypddl_experiments.planners.cli:reference",
-        "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks.",
-    ),
-    "experiment": ("pypddl_experiments.llm.cli:experiment",
-                   "Run and report LLM planning experiments (direct, agentic)."),
     "relabel": ("pypddlengine.cli_relabel:relabel", "Write a relabelled copy of a domain and problems; map plans."),
 }
 
+COMMAND_GROUP = "pypddl.commands"
+"""Entry-point group through which other packages add ``pypddl`` commands:
+each entry names a table like :data:`LAZY_COMMANDS` (``module:attribute``).
+The experiment side (``pypddl_experiments``) registers its table there."""
+
+_registered: list[str] = []
+
+
+def register_commands(table: str) -> None:
+    """Add the commands of ``table`` (``module:attribute`` of a dict like
+    :data:`LAZY_COMMANDS`), as an entry point of :data:`COMMAND_GROUP` does:
+    for running from a checkout, where no entry point is installed."""
+    if table not in _registered:
+        _registered.append(table)
+        _plugin_commands.cache_clear()
+
+
+@functools.cache
+def _plugin_commands() -> dict[str, tuple[str, str]]:
+    """The commands of the installed entry points and registered tables. Read
+    only when a command is not the engine's own, or for --help: the engine's
+    commands start without scanning the installed distributions."""
+    from importlib.metadata import entry_points
+
+    tables = [*(ep.value for ep in entry_points(group=COMMAND_GROUP)), *_registered]
+    commands: dict[str, tuple[str, str]] = {}
+    for table in dict.fromkeys(tables):
+        module, _, attr = table.partition(":")
+        try:
+            found = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):  # a table that cannot load adds no commands
+            continue
+        for name, entry in found.items():
+            commands.setdefault(name, entry)
+    return commands
+
 
 class LazyGroup(click.Group):
-    """A group whose adapter commands are imported only when invoked."""
+    """A group whose adapter and plugin commands are imported only when invoked."""
+
+    def _lazy(self, ctx: click.Context, name: str) -> tuple[str, str] | None:
+        if name in LAZY_COMMANDS:
+            return LAZY_COMMANDS[name]
+        if super().get_command(ctx, name) is not None:
+            return None
+        return _plugin_commands().get(name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS, *_plugin_commands()})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in LAZY_COMMANDS:
-            target, _ = LAZY_COMMANDS[name]
-            module, attr = target.split(":")
-            try:
-                return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
-            except (ImportError, AttributeError) as err:
-                return _unavailable(name, err)
-        return super().get_command(ctx, name)
+        entry = self._lazy(ctx, name)
+        if entry is None:
+            return super().get_command(ctx, name)
+        module, attr = entry[0].split(":")
+        try:
+            return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+        except (ImportError, AttributeError) as err:
+            return _unavailable(name, err)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
         for name in self.list_commands(ctx):
-            if name in LAZY_COMMANDS:
-                rows.append((name, LAZY_COMMANDS[name][1]))
+            entry = self._lazy(ctx, name)
+            if entry is not None:
+                rows.append((name, entry[1]))
             else:
                 cmd = super().get_command(ctx, name)
                 if cmd is not None and not cmd.hidden:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from fake_server import FakeModelServer
 from harness_scripts import AgentScript, DirectScript
 
-from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.cli import experiment
 
 
 def test_help_lists_the_commands() -> None:

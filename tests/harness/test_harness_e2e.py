@@ -19,7 +19,7 @@ from fake_server import FakeModelServer
 from harness_scripts import AgentScript, DirectScript, run_with_fake_server
 from scipy.stats import binomtest
 
-from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.cli import experiment
 from pypddl_experiments.llm.clock import FakeClock
 from pypddl_experiments.llm.mcp_bridge import PAPER_TOOLS, Toolbox, ToolboxSettings
 from pypddl_experiments.llm.replay import compare_records, replay_run

@@ -145,7 +145,7 @@ def test_a_rate_limit_past_the_deadline_is_left_out_of_the_report_then_rerun(tmp
     from click.testing import CliRunner
     from harness_scripts import DirectScript
 
-    from pypddl_experiments.llm.cli import experiment
+    from pypddl_experiments.cli import experiment
 
     tasks = resolve_tasks(str(blocks / "instance-*.pddl"), limit=3)
     oracle = DirectScript(blocks, {t.instance_id: "oracle" for t in tasks})

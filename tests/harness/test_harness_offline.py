@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.cli import experiment
 from pypddl_experiments.llm.provider_offline import greedy_plan
 from pypddlengine.bundled import bundled_task
 from pypddlengine.validate import validate_plan

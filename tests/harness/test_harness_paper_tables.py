@@ -13,7 +13,7 @@ from harness_scripts import csv_rows as rows
 from harness_scripts import write_records as write
 from paper_shaped import TABLE_I, TABLE_III, fd_records, llm_records
 
-from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.cli import experiment
 from pypddl_experiments.report.report import build_report, load_approaches, write_report
 
 

@@ -204,7 +204,7 @@ def test_a_missing_sdk_is_a_clean_error_with_the_install_command(
 
     from click.testing import CliRunner
 
-    from pypddl_experiments.llm.cli import experiment
+    from pypddl_experiments.cli import experiment
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == provider else real(name, *a))

@@ -19,7 +19,7 @@ from fake_server import FakeModelServer, FakeRequest, Reply
 from harness_scripts import AgentScript, DirectScript
 from ray_support import by_key, comparable, needs_ray, processes_with, wait_for
 
-from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.cli import experiment
 
 pytestmark = [needs_ray, pytest.mark.slow]
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from harness_scripts import csv_rows as rows
 from harness_scripts import write_records as write
 
-from pypddl_experiments.llm.cli import experiment
+from pypddl_experiments.cli import experiment
 from pypddl_experiments.report.report import build_report, difficulty_order, load_approaches, write_report
 
 

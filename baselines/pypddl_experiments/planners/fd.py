@@ -60,6 +60,8 @@ VALIDATOR_ENGINE, VALIDATOR_VAL = "pypddlengine", "VAL"
 __all__ = [
     "CONFIGS",
     "DEFAULT_MEMORY_MB",
+    "FD_RELEASES",
+    "RELEASE_ENV",
     "FDResult",
     "FoundPlan",
     "PlannerConfig",
@@ -67,14 +69,12 @@ __all__ = [
     "fd_driver",
     "fd_provenance",
     "fd_version",
-    "FD_RELEASES",
-    "RELEASE_ENV",
     "install_release",
     "known_aliases",
     "release_dir",
-    "selected_release",
     "resolve_config",
     "run_fd",
+    "selected_release",
 ]
 
 DEFAULT_MEMORY_MB = 4096
