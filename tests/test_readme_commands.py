@@ -214,6 +214,37 @@ def test_readme_command_runs_as_written(command: str, spec: Run, tmp_path: Path)
         assert spec.check in result.stdout + result.stderr, result.stdout[-2000:] + result.stderr[-2000:]
 
 
+def _site_packages() -> str:
+    """The folders of the installed distributions (this venv's and any it
+    inherits), to be read without their .pth hooks."""
+    return os.pathsep.join(p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages")))
+
+
+CHECKOUT_RUNS = [(c, s) for c, s in RUNS if c.startswith("pypddl ") and not s.slow]
+
+
+@pytest.mark.parametrize(("command", "spec"), [pytest.param(c, s, id=c[:60]) for c, s in CHECKOUT_RUNS])
+def test_readme_command_runs_as_python_cli_py_from_the_checkout(command: str, spec: Run, tmp_path: Path) -> None:
+    """The same command as ``python cli.py ...``, with the installed packages'
+    path hooks left out (``-S``: no .pth files, so no editable install of
+    this repository): the engine comes from the checkout, the experiment side
+    from its baselines/ folder, as in a fresh clone."""
+    reason = _missing(spec.needs)
+    if reason:
+        pytest.skip(reason)
+    env = {**os.environ, "PYTHONPATH": _site_packages()}
+    checkout = f"{sys.executable} -S {ROOT / 'cli.py'} "
+    cwd = _scratch(tmp_path)
+    line = checkout + command.removeprefix("pypddl ")
+    for notation, literal in spec.replace.items():
+        line = line.replace(notation, literal)
+    result = subprocess.run(line, shell=True, cwd=cwd, input=spec.stdin, capture_output=True, text=True,
+                            timeout=spec.timeout, env=env)
+    assert result.returncode == spec.rc, f"{line}\nstdout: {result.stdout[-2000:]}\nstderr: {result.stderr[-2000:]}"
+    if spec.check:
+        assert spec.check in result.stdout + result.stderr, result.stdout[-2000:] + result.stderr[-2000:]
+
+
 def test_relabel_lines_in_order(tmp_path: Path) -> None:
     """The README's three relabel lines in a row: the copy, the plan mapped onto it, and back."""
     cwd = _scratch(tmp_path)
