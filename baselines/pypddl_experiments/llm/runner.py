@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -29,10 +29,17 @@ from .tasks import TaskSpec
 from .types import CallParams
 from .variants import Relabelled, map_back, observed_problem_text, relabel_tasks
 
-if TYPE_CHECKING:
-    from .remote import RemoteRuns
-
 __all__ = ["ExperimentConfig", "RunContext", "build_record", "execute_run", "run_experiment"]
+
+class RemoteRunner(Protocol):
+    """Runs elsewhere (:class:`~.remote.RemoteRuns`, on Ray): given the context
+    and the (task, replicate) pairs to run, it fills ``summary`` and calls
+    ``on_record`` as :func:`run_experiment` does locally. A protocol, so the
+    runner does not import the module that builds on it."""
+
+    async def run(self, ctx: RunContext, todo: list[tuple[TaskSpec, int]], store: ResultsStore,
+                  summary: ExperimentSummary, on_record: Callable[[dict[str, Any]], None] | None) -> None: ...
+
 
 METHODS = ("direct", "agentic")
 INITIALISE = "initialise_session"
@@ -309,7 +316,7 @@ async def run_experiment(
     sleep: Sleep = anyio.sleep,
     force: bool = False,
     on_record: Callable[[dict[str, Any]], None] | None = None,
-    remote: RemoteRuns | None = None,
+    remote: RemoteRunner | None = None,
 ) -> ExperimentSummary:
     """Run every missing (task, replicate) and append their records, holding
     the results folder's lock throughout (a second experiment on the same
@@ -331,7 +338,7 @@ async def _run_locked(
     sleep: Sleep,
     force: bool,
     on_record: Callable[[dict[str, Any]], None] | None,
-    remote: RemoteRuns | None,
+    remote: RemoteRunner | None,
 ) -> ExperimentSummary:
     logging.getLogger("pypddlengine.mcp").setLevel(logging.WARNING)
     toolbox_factory = None
