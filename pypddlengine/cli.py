@@ -24,8 +24,8 @@ from typing import Any
 import click
 
 from . import __version__
-from .cli_serve import FEEDBACK_LEVELS
 from .errors import counted
+from .names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 
 OK, INVALID, BAD_INPUT = 0, 1, 2
 
@@ -528,7 +528,7 @@ def ground(domain: str | None, problem: str | None, bundled: str | None, as_json
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="full",
               show_default=True, help="How much the session says after each step (paper: success, state and "
               "goal reached only).")
-@click.option("--heuristic", type=click.Choice(["h_ff", "h_add", "h_max", "goal_count", "lm_count"]), default="h_ff",
+@click.option("--heuristic", type=click.Choice(HEURISTIC_NAMES), default=HEURISTIC_NAMES[0],
               show_default=True, help="The distance shown after each step (feedback heuristic/full).")
 @click.option("--proof-budget", type=click.IntRange(0, None), default=0, show_default=True,
               help="States a search may visit after each step to prove a dead end (0: the relaxed proof only).")

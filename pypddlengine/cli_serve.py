@@ -30,12 +30,8 @@ from typing import Any, cast
 import click
 
 from .bundled import DEFAULT_TASK
-
-FEEDBACK_LEVELS = ["paper", "plain", "progress", "heuristic", "full"]
-"""The names of :class:`pypddlengine.session.FeedbackLevel`, for every command
-that takes ``--feedback`` (kept here, importable without the engine; a test
-checks that the two agree)."""
-
+from .mcp_server.names import RENDERINGS
+from .names import FEEDBACK_LEVELS
 
 # ----------------------------------------------------------------------------- serve
 
@@ -47,7 +43,7 @@ checks that the two agree)."""
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="plain", show_default=True,
               help="Default feedback level of new sessions (paper: only the paper's signals; plain adds the "
                    "reason of a failed step).")
-@click.option("--rendering", type=click.Choice(["compact", "plain"]), default="compact", show_default=True,
+@click.option("--rendering", type=click.Choice(RENDERINGS), default="compact", show_default=True,
               help="Default rendering: compact (grouped, paginated) or plain (the paper's flat lists).")
 @click.option("--max-sessions", type=click.IntRange(1), default=32, show_default=True, help="Live sessions at once.")
 @click.option("--max-steps", type=click.IntRange(1), default=10_000, show_default=True,

@@ -57,6 +57,7 @@ from .heuristics import relaxed_task
 from .landmarks import LandmarkProgress, Landmarks, find_landmarks
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, And, Plan
+from .names import HEURISTIC_NAMES
 from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
@@ -77,7 +78,7 @@ __all__ = [
 ]
 
 
-HEURISTIC_CHOICES = ("h_ff", "h_add", "h_max", "goal_count", "lm_count")
+HEURISTIC_CHOICES = HEURISTIC_NAMES
 """What :attr:`Feedback.distance` can measure (the ``heuristic`` option)."""
 LANDMARK_AUTO_LIMIT = 50_000
 """With ``landmarks=None`` landmarks are tracked when the task has at most

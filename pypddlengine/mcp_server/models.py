@@ -25,6 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .names import RENDERINGS
+
 __all__ = [
     "STATE_FORMAT",
     "ActionSchemaView",
@@ -51,7 +53,7 @@ __all__ = [
     "ValidationView",
 ]
 
-Rendering = Literal["compact", "plain"]
+Rendering = Literal[RENDERINGS]  # type: ignore[valid-type]  # defined once in .names
 StateAtoms = dict[str, list[str]] | list[str]
 
 STATE_FORMAT = (

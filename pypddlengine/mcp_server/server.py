@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from .. import __version__
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError, counted
+from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
 from ..task import natural_key
@@ -159,8 +160,8 @@ SessionId = Annotated[
 ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
-FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
-HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
+FeedbackName = Literal[FEEDBACK_LEVELS]  # type: ignore[valid-type]  # the names, defined once in ..names
+HeuristicName = Literal[HEURISTIC_NAMES]  # type: ignore[valid-type]
 MAX_PROOF_BUDGET = 100_000
 MAX_WARNINGS = 20
 """Checker warnings an initialise_session reply lists at most."""

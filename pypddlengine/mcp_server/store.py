@@ -16,6 +16,7 @@ import anyio
 from ..session import FeedbackLevel, Session
 from . import models as m
 from .errors import SERVER_CAPACITY, SESSION_CLOSED, SESSION_EXPIRED, SESSION_LIMIT, UNKNOWN_SESSION, ToolFailure, clip
+from .names import RENDERINGS
 
 T = TypeVar("T")
 
@@ -85,8 +86,8 @@ class ServerOptions:
         if self.allowed_files is not None:
             resolved = tuple(dict.fromkeys(str(Path(p).expanduser().resolve()) for p in self.allowed_files))
             object.__setattr__(self, "allowed_files", resolved)
-        if self.rendering not in ("compact", "plain"):
-            raise ValueError(f"rendering must be 'compact' or 'plain', not {self.rendering!r}")
+        if self.rendering not in RENDERINGS:
+            raise ValueError(f"rendering must be one of {', '.join(RENDERINGS)}, not {self.rendering!r}")
         if self.page_size > self.max_page_size:
             raise ValueError("page_size must not exceed max_page_size")
 

@@ -15,11 +15,10 @@ from mcp_support import BW_DOMAIN, PAPER_TOOLS, Tools, bw_problem, serve_command
 from pypddlengine.bundled import bundled_root, bundled_task, bundled_tasks
 from pypddlengine.cli import main
 from pypddlengine.mcp_server import run_server
+from pypddlengine.mcp_server.names import TOOLS
 
 pytestmark = pytest.mark.anyio
 
-EXTRA_TOOLS = ("explain_action", "undo_last_action", "close_session", "list_sessions", "list_bundled_tasks",
-               "checkpoint")
 READ_ONLY = {"query_current_state", "query_applicable_actions", "query_action_history", "validate_complete_plan",
              "explain_action", "list_sessions", "list_bundled_tasks"}
 
@@ -27,7 +26,7 @@ READ_ONLY = {"query_current_state", "query_applicable_actions", "query_action_hi
 async def test_tool_listing(server) -> None:  # type: ignore[no-untyped-def]
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert set(tools) == set(PAPER_TOOLS) | set(EXTRA_TOOLS)
+    assert set(tools) == set(TOOLS) and set(PAPER_TOOLS) < set(TOOLS)  # the one list
     for name, tool in tools.items():
         assert tool.description and len(tool.description) > 40, name
         assert "\n " not in tool.description, f"{name}: docstring indentation leaked into the description"

@@ -120,12 +120,13 @@ async def test_call_errors_stay_errors_at_the_paper_level(tools: Tools) -> None:
 def test_every_place_that_names_a_level_accepts_every_level() -> None:
     from pypddl_experiments.llm.cli import run
     from pypddlengine.cli import play
-    from pypddlengine.cli_serve import FEEDBACK_LEVELS, serve
+    from pypddlengine.cli_serve import serve
+    from pypddlengine.names import FEEDBACK_LEVELS
     from pypddlengine.mcp_server.server import FeedbackName
 
     names = [level.name.lower() for level in FeedbackLevel]
     assert names[0] == "paper" and FeedbackLevel.PAPER < FeedbackLevel.PLAIN < FeedbackLevel.PROGRESS
-    assert names == FEEDBACK_LEVELS
+    assert tuple(names) == FEEDBACK_LEVELS
     assert list(typing.get_args(FeedbackName)) == names
     for command in (play, serve, run):
         option = next(p for p in command.params if p.name == "feedback")

@@ -42,6 +42,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from pypddlengine.mcp_server.names import EXECUTE, HISTORY, INITIALISE, RESET, VALIDATE
+
 from .clock import BudgetExhausted, Deadline
 from .llm import FatalModelError, ModelCaller
 from .mcp_bridge import Toolbox, ToolOutcome, error_code
@@ -53,11 +55,6 @@ from .types import Msg, ToolCall, ToolResult
 
 __all__ = ["AgentStats", "run_agentic"]
 
-VALIDATE = "validate_complete_plan"
-EXECUTE = "execute_single_action"
-RESET = "reset_to_initial_state"
-INITIALISE = "initialise_session"
-HISTORY = "query_action_history"
 
 UNSOLVABLE = re.compile(
     r"\b(?:unsolvable|insoluble|not solvable|impossible|infeasible"

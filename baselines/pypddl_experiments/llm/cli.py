@@ -13,7 +13,8 @@ from pypddl_experiments.runs.executors import executor_options
 
 __all__ = ["replay", "run"]
 
-from pypddlengine.cli_serve import FEEDBACK_LEVELS as FEEDBACK
+from pypddlengine.mcp_server.names import RENDERINGS
+from pypddlengine.names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 
 from .providers import PROVIDERS
 
@@ -51,15 +52,15 @@ def _tool_set(value: str) -> tuple[str, ...] | None:
 @click.option("--temperature", type=float, default=None,
               help="Sampling temperature (default: 0.2 for direct; for agentic none is sent, the provider's default).")
 @click.option("--max-tokens", type=int, default=8192, show_default=True, help="Output tokens per model call.")
-@click.option("--feedback", type=click.Choice(FEEDBACK), default="paper", show_default=True,
+@click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="paper", show_default=True,
               help="Agentic: the simulator's per-step feedback level (paper: exactly the paper's signals; the "
                    "richer levels add failure reasons, goal progress, h_FF, hints). The prompt says what the "
                    "level's replies mean.")
-@click.option("--heuristic", type=click.Choice(["h_ff", "h_add", "h_max", "goal_count", "lm_count"]), default=None,
+@click.option("--heuristic", type=click.Choice(HEURISTIC_NAMES), default=None,
               help="Agentic, feedback heuristic/full: the distance estimate the replies carry (default h_ff).")
 @click.option("--proof-budget", type=click.IntRange(0, 100_000), default=None,
               help="Agentic, feedback heuristic/full: states a search may visit after each step to prove a dead end.")
-@click.option("--rendering", type=click.Choice(["plain", "compact"]), default="plain", show_default=True,
+@click.option("--rendering", type=click.Choice(RENDERINGS), default="plain", show_default=True,
               help="Agentic: how the simulator renders states (plain: the paper's full state after each step).")
 @click.option("--tools", "tool_set", default="paper", show_default=True,
               help="Agentic: 'paper' (the seven tools), 'all' (every listed tool) or a comma-separated list.")

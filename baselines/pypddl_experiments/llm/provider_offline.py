@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pypddlengine.mcp_server.names import EXECUTE, INITIALISE, VALIDATE
+
 from .clock import FakeClock
 from .types import CallParams, Msg, ProviderError, ToolCall, ToolSpec, Turn, Usage
 
@@ -306,14 +308,14 @@ class OfflinePlanner(_Offline):
         if opened is None:
             files = _FILE_NAMES.search(prompt)
             names = {"domain": files["domain"], "problem": files["problem"]} if files else {}
-            steps.append(("initialise_session", names))
+            steps.append((INITIALISE, names))
         session_id = opened.group(1) if opened else self._session_from(conversation)
-        steps += [("execute_single_action", {"action": a}) for a in plan]
-        steps.append(("validate_complete_plan", {"plan": list(plan)}))
+        steps += [(EXECUTE, {"action": a}) for a in plan]
+        steps.append((VALIDATE, {"plan": list(plan)}))
         if turns >= len(steps):
             return _text_turn("The plan was not confirmed; I stop here.")
         name, args = steps[turns]
-        if name != "initialise_session":
+        if name != INITIALISE:
             args = {"session_id": session_id or "", **args}
         return _call_turn(turns, name, args)
 
@@ -321,7 +323,7 @@ class OfflinePlanner(_Offline):
     def _session_from(conversation: list[Msg]) -> str | None:
         for message in conversation:
             for result in message.results:
-                if result.name == "initialise_session" and not result.is_error:
+                if result.name == INITIALISE and not result.is_error:
                     found = _SESSION_ID.search(result.text)
                     if found:
                         return found.group(1)

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pypddlengine.mcp_server.names import INITIALISE
 from pypddlengine.relabel import MAPPING_FILE, Relabelling
 
 from .clock import FakeClock
@@ -57,7 +58,7 @@ class SessionMappingToolbox:
         if isinstance(sid, str) and sid in self.mapping:
             args["session_id"] = self.mapping[sid]
         out = await self.inner.call(name, args, timeout_s)
-        new_id = (out.structured or {}).get("session_id") if name == "initialise_session" else None
+        new_id = (out.structured or {}).get("session_id") if name == INITIALISE else None
         if not out.is_error and new_id:
             if self.opened < len(self.recorded):
                 self.mapping[self.recorded[self.opened]] = str(new_id)
@@ -68,7 +69,7 @@ class SessionMappingToolbox:
 def _recorded_session_ids(events: list[dict[str, Any]]) -> list[str]:
     ids = []
     for e in events:
-        if e.get("type") in ("tool_result", "harness_call") and e.get("name") == "initialise_session":
+        if e.get("type") in ("tool_result", "harness_call") and e.get("name") == INITIALISE:
             sid = (e.get("structured") or {}).get("session_id")
             if sid and not e.get("is_error"):
                 ids.append(str(sid))

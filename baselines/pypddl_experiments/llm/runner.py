@@ -18,6 +18,8 @@ from typing import Any, Protocol
 
 import anyio
 
+from pypddlengine.mcp_server.names import INITIALISE
+
 from .clock import Clock, Deadline
 from .llm import ModelCaller, RateGate, Sleep
 from .mcp_bridge import Toolbox, ToolboxSettings
@@ -42,7 +44,6 @@ class RemoteRunner(Protocol):
 
 
 METHODS = ("direct", "agentic")
-INITIALISE = "initialise_session"
 
 
 @dataclass

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pypddl_experiments.llm.tasks import natural_key
 from pypddl_experiments.planners.reference import BLOCK_SIZE, ORDER_LABELS, ORDER_RULES, block_label
+from pypddlengine.names import FEEDBACK_LEVELS
+from pypddlengine.task import natural_key
 
 __all__ = ["BLOCK_SIZE", "COLOURS", "RULES", "Approach", "ContaminatedRuns", "Report", "block_label", "plan_length"]
 
@@ -22,7 +23,7 @@ DISPLAY = {
 }
 METHOD_ORDER = ("fd-lama-first", "fd-seq-sat-lama-2011", "direct", "agentic")
 """The paper's four approaches, in its row order."""
-LEVEL_ORDER = ("paper", "plain", "progress", "heuristic", "full")
+LEVEL_ORDER = FEEDBACK_LEVELS
 EARLY_EXIT_KINDS = ("declared_unsolvable", "goal_not_validated", "max_tokens", "invalid_final", "stopped")
 COLOURS = {"solved": "#2e7d32", "timeout": "#f9a825", "early_exit": "#c62828", "error": "#6a1b9a",
            "contaminated": "#9e9e9e", "missing": "#ffffff"}
