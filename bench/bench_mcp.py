@@ -87,7 +87,7 @@ def server_with_noop() -> Any:
     from pydantic import BaseModel
 
     from pypddlengine.mcp_server import build_server
-    from pypddlengine.mcp_server.server import _reply
+    from pypddlengine.mcp_server.tools import reply as _reply
 
     class Empty(BaseModel):
         pass

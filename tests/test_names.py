@@ -50,7 +50,7 @@ def test_the_lists_agree_with_what_uses_them() -> None:
     from pypddlengine.cli import play
     from pypddlengine.cli_serve import serve
     from pypddlengine.mcp_server import models
-    from pypddlengine.mcp_server.server import FeedbackName, HeuristicName
+    from pypddlengine.mcp_server.tools import FeedbackName, HeuristicName
     from pypddlengine.session import HEURISTIC_CHOICES, FeedbackLevel
 
     assert tuple(level.name.lower() for level in sorted(FeedbackLevel)) == FEEDBACK_LEVELS

@@ -6,13 +6,16 @@ unguessable ``session_id`` (the protocol does not identify clients, and an
 HTTP server shares one lifespan between all of them). :func:`run_server`
 serves it over stdio (the default) or streamable HTTP.
 
-The seven tools keep the paper's names: ``initialise_session``,
-``query_current_state``, ``query_applicable_actions``,
-``execute_single_action``, ``reset_to_initial_state``,
-``query_action_history`` and ``validate_complete_plan``. The extras are
-``explain_action``, ``undo_last_action``, ``close_session``,
-``list_sessions`` and ``list_bundled_tasks``; bundled PDDL files are also
-resources (``pddl://domains/<name>``, ``pddl://problems/<domain>/<name>``).
+The tools (:mod:`.tools`, one module-level function each, named in
+:data:`.names.TOOLS`): the paper's seven keep its names
+(``initialise_session``, ``query_current_state``,
+``query_applicable_actions``, ``execute_single_action``,
+``reset_to_initial_state``, ``query_action_history``,
+``validate_complete_plan``); the others are ``explain_action``,
+``checkpoint``, ``undo_last_action``, ``close_session``, ``list_sessions``
+and ``list_bundled_tasks``. Bundled PDDL files are also resources
+(``pddl://domains/<name>``, ``pddl://problems/<domain>/<name>``). The HTTP
+transport is :mod:`.http`.
 
 Owners. Each session belongs to the principal that opened it (a bearer
 token over HTTP, else the MCP transport session); to anyone else it does not

@@ -185,7 +185,7 @@ async def test_parameterless_tools_fail_in_the_error_format(monkeypatch: pytest.
     """An unexpected exception in a tool without parameters is still an
     ``isError`` result without structured content (the only way such a tool
     can fail)."""
-    import pypddlengine.mcp_server.server as server_module
+    import pypddlengine.mcp_server.tools as server_module
 
     def boom() -> list[str]:
         raise RuntimeError("disk on fire")

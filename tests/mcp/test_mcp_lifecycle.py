@@ -188,7 +188,7 @@ async def test_a_big_initialise_does_not_stall_another_clients_calls() -> None:
     which runs its calls in a worker thread too, answers afterwards."""
     from pypddl_experiments.generators import blocksworld
     from pypddlengine.mcp_server import build_server
-    from pypddlengine.mcp_server.server import THREADED_ACTIONS
+    from pypddlengine.mcp_server.tools import THREADED_ACTIONS
 
     domain = (ROOT / "domains" / "blocksworld.pddl").read_text()
     server = build_server()

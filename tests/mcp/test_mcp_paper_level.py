@@ -121,8 +121,8 @@ def test_every_place_that_names_a_level_accepts_every_level() -> None:
     from pypddl_experiments.llm.cli import run
     from pypddlengine.cli import play
     from pypddlengine.cli_serve import serve
+    from pypddlengine.mcp_server.tools import FeedbackName
     from pypddlengine.names import FEEDBACK_LEVELS
-    from pypddlengine.mcp_server.server import FeedbackName
 
     names = [level.name.lower() for level in FeedbackLevel]
     assert names[0] == "paper" and FeedbackLevel.PAPER < FeedbackLevel.PLAIN < FeedbackLevel.PROGRESS

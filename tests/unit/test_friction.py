@@ -220,7 +220,7 @@ def test_declared_unused_requirement_is_warned_with_its_place(p01: tuple[Path, P
 def test_mcp_validation_verdict_agrees_in_number() -> None:
     from types import SimpleNamespace
 
-    from pypddlengine.mcp_server.server import _verdict
+    from pypddlengine.mcp_server.tools import verdict as _verdict
 
     one = SimpleNamespace(valid=True, length=1, cost=1, failure=None, unsatisfied_goals=())
     assert _verdict(one) == "valid plan: 1 step, cost 1"

@@ -1,0 +1,657 @@
+"""The MCP tools, one module-level function each.
+
+A tool on a session is a plain function ``fn(call, **arguments) -> model``
+decorated with :func:`session_tool`; the decorator does what every such
+tool needs: it finds the caller's session (``session_id``, first parameter
+of the published schema), runs ``fn`` under the session's lock (in a worker
+thread when the session's calls may be slow), cuts the reply to the session's
+feedback level and replies with the model as structured content and compact
+JSON text. An ``async`` function is awaited instead, and takes the lock
+itself (:meth:`Call.locked`). A tool without a session (:func:`server_tool`)
+gets the server's :class:`Served` state. :func:`build_server` in
+:mod:`.server` registers :data:`REGISTRY`, in the order of
+:data:`~.names.TOOLS`.
+
+The parameters' ``Annotated`` types are the published input schemas; a
+function's docstring is its description.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from ..bundled import DEFAULT_TASK, bundled_domains, bundled_tasks
+from ..errors import ErrorCode, PDDLError, counted
+from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
+from ..session import Failure, FeedbackLevel, Session
+from ..syntax import parse_plan
+from ..task import natural_key
+from . import models as m
+from . import names
+from .access import SessionPage, current_caller
+from .errors import (
+    ACTION_REFERENCE_CODES,
+    INVALID_ARGUMENT,
+    MISSING_ARGUMENT,
+    PLAN_TOO_LONG,
+    SERVER_CAPACITY,
+    STEP_LIMIT,
+    ToolFailure,
+    clip,
+    one_line,
+)
+from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
+from .render import View, for_level, number_or_none, reference_failure
+from .store import ServerOptions, SessionEntry, SessionStore
+
+__all__ = ["REGISTRY", "Call", "Served", "Tool", "reply", "server_tool", "session_tool"]
+
+T = TypeVar("T")
+
+THREADED_ACTIONS = 5_000
+"""A session of more ground actions runs every call in a worker thread (its
+applicable-action queries grow with the task), like a heuristic one."""
+MAX_PROOF_BUDGET = 100_000
+MAX_WARNINGS = 20
+"""Checker warnings an initialise_session reply lists at most."""
+
+SessionId = Annotated[
+    str, Field(min_length=1, max_length=128, description="the session_id returned by initialise_session")
+]
+ActionText = Annotated[
+    str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
+]
+PageSize = Annotated[int | None, Field(ge=1, description="page size (clamped to the server's maximum)")]
+FeedbackName = Literal[FEEDBACK_LEVELS]  # type: ignore[valid-type]  # the names, defined once in ..names
+HeuristicName = Literal[HEURISTIC_NAMES]  # type: ignore[valid-type]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def writes(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent, open_world_hint=False
+    )
+
+
+def reply(model: BaseModel) -> CallToolResult:
+    """A result whose structured content is ``model`` (``None`` fields left out)
+    and whose text is the same, as compact JSON."""
+    data = model.model_dump(mode="json", exclude_none=True)
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+# ----------------------------------------------------------------------------- the two decorators
+
+
+@dataclass(frozen=True)
+class Served:
+    """One server's state, as every tool sees it."""
+
+    store: SessionStore
+    opts: ServerOptions
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a tool on a session: the caller's session and how to render it."""
+
+    entry: SessionEntry
+    view: View
+    served: Served
+
+    @property
+    def session(self) -> Session:
+        return self.entry.session
+
+    @property
+    def opts(self) -> ServerOptions:
+        return self.served.opts
+
+    async def locked(self, fn: Callable[[], T], *, thread: bool = False) -> T:
+        """``fn`` under the session's lock (see :meth:`SessionStore.run`)."""
+        return await self.served.store.run(self.entry, fn, thread=thread)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A registered tool: its function and how to serve it."""
+
+    fn: Callable[..., Any]
+    annotations: ToolAnnotations
+    on_session: bool
+    level: bool
+    closes: bool
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+    def bind(self, served: Served) -> Callable[..., Awaitable[CallToolResult]]:
+        """The async callable the MCP server registers for ``served``: its
+        signature is the function's, with ``call`` (or ``served``) replaced
+        by ``session_id`` for a session tool, so the published schema is
+        the function's own parameters."""
+        fn, signature = self.fn, inspect.signature(self.fn, eval_str=True)
+        params = list(signature.parameters.values())[1:]
+        if not self.on_session:
+
+            async def serve_plain(**arguments: Any) -> CallToolResult:
+                return reply(await fn(served, **arguments))
+
+            handler = serve_plain
+        else:
+            session_id = inspect.Parameter("session_id", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                           annotation=SessionId)
+            params = [session_id, *params]
+            store, opts = served.store, served.opts
+
+            async def serve_session(session_id: str, **arguments: Any) -> CallToolResult:
+                owner = current_caller().owner
+                entry = store.close(session_id, owner) if self.closes else store.get(session_id, owner)
+                call = Call(entry, View(entry, opts), served)
+                if inspect.iscoroutinefunction(fn):
+                    result = await fn(call, **arguments)
+                else:
+                    result = await store.run(entry, lambda: fn(call, **arguments))
+                return reply(for_level(entry.session.feedback_level, result) if self.level else result)
+
+            handler = serve_session
+        handler.__name__ = fn.__name__
+        handler.__doc__ = fn.__doc__
+        handler.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=params, return_annotation=Annotated[CallToolResult, signature.return_annotation])
+        return handler
+
+
+REGISTRY: list[Tool] = []
+"""Every tool, in the order of definition (:func:`build_server` lists them in
+the order of :data:`~.names.TOOLS`)."""
+
+
+def _register(fn: Callable[..., Any], annotations: ToolAnnotations, *, on_session: bool, level: bool,
+              states: bool, closes: bool = False) -> Callable[..., Any]:
+    if fn.__name__ not in names.TOOLS:
+        raise ValueError(f"tool {fn.__name__!r} is not in mcp_server.names.TOOLS")
+    if states:  # the description also says how a state reads
+        fn.__doc__ = inspect.cleandoc(fn.__doc__ or "") + "\n\n" + m.STATE_FORMAT
+    REGISTRY.append(Tool(fn, annotations, on_session, level, closes))
+    return fn
+
+
+def session_tool(annotations: ToolAnnotations, *, level: bool = True, states: bool = False,
+                 closes: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn(call, **arguments)`` as a tool on a session (see the
+    module docstring). ``level``: the reply is cut to the session's feedback
+    level; ``states``: the description says how a state reads; ``closes``:
+    the session is closed (taken from the store) before ``fn`` runs."""
+    return lambda fn: _register(fn, annotations, on_session=True, level=level, states=states, closes=closes)
+
+
+def server_tool(annotations: ToolAnnotations, *, states: bool = False
+                ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``async fn(served, **arguments)`` as a tool without a session."""
+    return lambda fn: _register(fn, annotations, on_session=False, level=False, states=states)
+
+
+# ----------------------------------------------------------------------------- initialise
+
+
+@server_tool(writes(destructive=False, idempotent=False), states=True)
+async def initialise_session(
+    served: Served,
+    task: Annotated[str | None, Field(max_length=200, description="a bundled task, e.g. 'blocksworld/p01'")] = None,
+    domain: Annotated[str | None, Field(description="the domain as PDDL text, or a file path")] = None,
+    problem: Annotated[str | None, Field(description="the problem as PDDL text, or a file path")] = None,
+    feedback: Annotated[FeedbackName | None, Field(
+        description="feedback after each step: paper (only the paper's signals: success, state, goal "
+                    "reached; a validation says valid or not), plain (adds the reason of a failure), progress "
+                    "(goal k/n), heuristic (adds h_FF distance, dead ends), full (adds why-not hints, "
+                    "revisits)")] = None,
+    rendering: Annotated[m.Rendering | None, Field(
+        description="compact (default: atoms grouped by predicate, static facts only here, state diffs) or "
+                    "plain (the paper's flat lists, full state after each step)")] = None,
+    max_steps: Annotated[int | None, Field(ge=1, description="lower this session's step limit")] = None,
+    label: Annotated[str | None, Field(max_length=64, description="a free label shown by list_sessions")] = None,
+    heuristic: Annotated[HeuristicName | None, Field(
+        description="at feedback heuristic/full, the distance reported: h_ff (default: relaxed plan length), "
+                    "h_add, h_max, goal_count, lm_count (landmarks not yet reached plus those needed "
+                    "again)")] = None,
+    proof_budget: Annotated[int | None, Field(
+        ge=0, le=MAX_PROOF_BUDGET, description="at feedback heuristic/full, how many states a breadth-first "
+        "search may visit after each step to prove a dead end or find that a plan exists (default 0: only the "
+        "relaxed proof)")] = None,
+    observation: Annotated[str | None, Field(
+        max_length=2000,
+        description="partial observability: rules hiding atoms from states, e.g. 'blocksworld-top2' (only "
+                    "the top two blocks of a stack are seen), 'hide PRED [ARG|?...]'; ';' separates rules")] = None,
+    detect_loops: Annotated[bool | None, Field(
+        description="report repeated states at any feedback level")] = None,
+) -> m.SessionSummary:
+    """Start a simulation session on a PDDL task and return its session_id.
+
+    Give a bundled task name (see list_bundled_tasks), or domain and problem as PDDL text or file paths.
+    The reply summarises objects by type, the action schemas, the goal and the static facts."""
+    store, opts = served.store, served.opts
+    spec = resolve_task_input(opts, task, domain, problem)
+    level = FeedbackLevel.parse(feedback or opts.feedback)
+    caller = current_caller()
+    store.reserve(caller.owner)
+    cancel = threading.Event()
+    try:
+
+        def work() -> tuple[Session, Any]:
+            slot = store.ground_slot()
+            if not slot.acquire(timeout=opts.grounding_timeout):
+                raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
+                                  f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
+            try:
+                built = build_session(opts, spec, level, cancel, heuristic or HEURISTIC_NAMES[0], proof_budget or 0,
+                                      observation=observation, detect_loops=detect_loops)
+                return built, built.goal_status()
+            finally:
+                slot.release()
+
+        try:  # off the event loop; a cancelled call (the client went away) stops the grounding
+            session, status = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except PDDLError as err:
+            raise ToolFailure.from_pddl(err) from None
+        except BaseException:
+            cancel.set()
+            raise
+        entry = SessionEntry(
+            session_id=store.new_id(),
+            session=session,
+            label=one_line(label) if label else None,
+            domain=session.lifted.domain.display or session.lifted.domain.name,
+            problem=session.lifted.problem.display or session.lifted.problem.name,
+            sources=spec.sources,
+            rendering=rendering or opts.rendering,
+            max_steps=min(max_steps or opts.max_steps, opts.max_steps),
+            last_used=store.clock(),
+            threaded=level >= FeedbackLevel.HEURISTIC or len(session.task.actions) > THREADED_ACTIONS,
+            owner=caller.owner,
+            connection=caller.connection,
+            tool_calls=1,
+            goal_pos=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if not g.startswith("(not ")),
+            goal_neg=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if g.startswith("(not ")),
+        )
+        view = View(entry, opts)
+
+        def summary() -> m.SessionSummary:
+            static = session.task.static_atoms & session.observe()
+            return m.SessionSummary(
+                session_id=entry.session_id,
+                domain=entry.domain,
+                problem=entry.problem,
+                sources=entry.sources,
+                objects=summarise_objects(session),
+                actions=summarise_actions(session),
+                goal=sorted(session.lifted.goal_parts(), key=natural_key),
+                static_facts=view.atoms(static) if static else None,
+                ground_actions=len(session.task.actions),
+                applicable_now=len(session.applicable_actions()),
+                goal_reached=session.is_goal(),
+                feedback_level=level.name.lower(),
+                rendering=entry.rendering,
+                max_steps=entry.max_steps,
+                idle_timeout_s=opts.idle_timeout,
+                label=entry.label,
+                observation=session.observation.text if session.observation else None,
+                detect_loops=session.detect_loops or None,
+                feedback=view.current_feedback(),
+                warnings=[w.headline() for w in session.lifted.report.warnings[:MAX_WARNINGS]] or None,
+                next="call query_current_state and query_applicable_actions, then execute_single_action",
+            )
+
+        result = await store.run(entry, summary, thread=True)
+        store.add(entry)
+        return for_level(level, result)
+    finally:
+        store.release(caller.owner)
+
+
+# ----------------------------------------------------------------------------- queries
+
+
+@session_tool(READ_ONLY, states=True)
+def query_current_state(
+    call: Call,
+    include_static: Annotated[bool | None, Field(
+        description="also list static facts (compact rendering leaves them out after initialise_session)")] = None,
+) -> m.StateView:
+    """The atoms that hold now, grouped by predicate (compact) or as a flat list (plain), and whether the goal
+    is reached."""
+    s, view = call.session, call.view
+    static = (view.plain or view.paper) if include_static is None else include_static
+    ids = view.state_ids(s.state, static)
+    return m.StateView(
+        step=len(s.history),
+        goal_reached=s.is_goal(),
+        atoms=len(ids),
+        static_included=static or not s.task.static_atoms,
+        state=view.atoms(ids),
+        feedback=view.current_feedback(),
+    )
+
+
+@session_tool(READ_ONLY)
+def query_applicable_actions(
+    call: Call,
+    offset: Annotated[int, Field(ge=0, description="index of the first action to return")] = 0,
+    limit: PageSize = None,
+    schema: Annotated[str | None, Field(
+        max_length=200, description="only actions of this schema, e.g. 'stack'")] = None,
+    involving: Annotated[str | None, Field(
+        max_length=200, description="only actions with this object as an argument")] = None,
+) -> m.ActionsPage:
+    """The actions applicable in the current state, sorted, one page at a time, with the total count and a
+    count per schema."""
+    page = _page_size(call.opts, call.entry, limit)
+    s = call.session
+    lifted = s.lifted
+    actions = s.applicable_actions()
+    if schema is not None:
+        wanted = lifted.schema_index.get(schema.strip().lower())
+        if wanted is None:
+            known = ", ".join(sorted(sc.display for sc in lifted.schemas))
+            raise ToolFailure(INVALID_ARGUMENT, f"no action schema '{clip(schema)}'", f"the schemas are: {known}")
+        actions = [a for a in actions if a.schema is wanted]
+    if involving is not None:
+        oid = lifted.object_index.get(involving.strip().lower())
+        if oid is None:
+            raise reference_failure(Failure(ErrorCode.UNKNOWN_OBJECT, f"unknown object '{clip(involving)}'"), lifted)
+        actions = [a for a in actions if oid in a.args]
+    chunk = actions[offset: offset + page]
+    end = offset + len(chunk)
+    return m.ActionsPage(
+        step=len(s.history),
+        total=len(actions),
+        offset=offset,
+        limit=page,
+        actions=[s.task.render_action(a) for a in chunk],
+        next_offset=end if end < len(actions) else None,
+        by_schema=dict(sorted(Counter(a.schema.display for a in actions).items())),
+    )
+
+
+# ----------------------------------------------------------------------------- execution
+
+
+@session_tool(writes(destructive=False, idempotent=False))
+def execute_single_action(
+    call: Call,
+    action: ActionText,
+    include_state: Annotated[bool | None, Field(
+        description="also return the whole new state (default: only in plain rendering; compact returns "
+                    "the atoms added and deleted)")] = None,
+) -> m.StepOutcome:
+    """Execute one action in the current state. On success the state advances (reply: added and deleted atoms,
+    goal_reached); if the action is not applicable nothing changes and success is false with the unsatisfied
+    preconditions. An action that names no action of the task is a tool error. (Feedback level paper: only
+    success, the state and goal_reached, whatever went wrong.)"""
+    entry, view = call.entry, call.view
+    if entry.attempts_left <= 0:
+        raise ToolFailure(STEP_LIMIT, f"session used all {entry.max_steps} of its execute attempts")
+    r = entry.session.execute(action)
+    if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES and not view.paper:
+        entry.failed_attempts += 1
+        raise reference_failure(r.failure, entry.session.lifted)
+    if r.success:
+        entry.steps_executed += 1
+    else:
+        entry.failed_attempts += 1
+    return m.StepOutcome(
+        success=r.success,
+        action=r.action,
+        step=r.step,
+        goal_reached=r.goal_reached,
+        added=list(r.added) or None,
+        deleted=list(r.deleted) or None,
+        fired_effects=list(r.fired) or None,
+        state=view.maybe_state(include_state) if r.success or view.paper else None,
+        failure=view.failure(r.failure) if r.failure else None,
+        feedback=view.feedback(r.feedback, added=r.added, deleted=r.deleted),
+        attempts_left=entry.attempts_left,
+    )
+
+
+@session_tool(writes(destructive=True, idempotent=True))
+def reset_to_initial_state(
+    call: Call,
+    include_state: Annotated[bool | None, Field(description="also return the initial state")] = None,
+) -> m.ResetOutcome:
+    """Go back to the initial state and clear the action history (counters are kept)."""
+    s, entry = call.session, call.entry
+    discarded = len(s.history)
+    s.reset()
+    entry.resets += 1
+    return m.ResetOutcome(
+        step=0,
+        goal_reached=s.is_goal(),
+        discarded_steps=discarded,
+        state=call.view.maybe_state(include_state),
+        counters=entry.counters(),
+    )
+
+
+@session_tool(READ_ONLY)
+def query_action_history(
+    call: Call,
+    offset: Annotated[int, Field(ge=0, description="index of the first step to return")] = 0,
+    limit: PageSize = None,
+) -> m.HistoryView:
+    """The actions executed since the initial state (the current plan), in order, and the session's counters:
+    steps executed, failed attempts, resets, undos, attempts left."""
+    page = call.opts.max_page_size if limit is None else min(limit, call.opts.max_page_size)
+    s = call.session
+    plan = s.plan()
+    chunk = plan[offset: offset + page]
+    end = offset + len(chunk)
+    return m.HistoryView(
+        length=len(plan),
+        offset=offset,
+        actions=chunk,
+        next_offset=end if end < len(plan) else None,
+        goal_reached=s.is_goal(),
+        counters=call.entry.counters(),
+    )
+
+
+@session_tool(READ_ONLY)
+async def validate_complete_plan(
+    call: Call,
+    plan: Annotated[list[Annotated[str, Field(max_length=2000)]] | str | None, Field(
+        description="the plan: a list of actions, or one text with an action per line (VAL format); "
+                    "omit it to validate the session's own history")] = None,
+) -> m.ValidationView:
+    """Check a complete plan from the initial state without changing the session: every step must apply in turn
+    and the goal must hold at the end. The verdict names the first failing step and its unsatisfied
+    preconditions, or the goal atoms left unsatisfied (feedback level paper: only whether it is valid)."""
+    steps = _plan_steps(call.opts, plan)
+    given = await call.locked(lambda: call.session.plan() if steps is None else steps)
+    report = await anyio.to_thread.run_sync(call.session.validate, given)  # off the lock: it changes nothing
+    unsatisfied, more = call.view.goal_list(report.unsatisfied_goals)
+    f = report.failure
+    return m.ValidationView(
+        valid=report.valid,
+        plan_source="history" if steps is None else "given",
+        length=report.length,
+        steps_applied=report.steps_applied,
+        cost=report.cost,
+        goal_reached=report.goal_reached,
+        unsatisfied_goals=unsatisfied,
+        more_unsatisfied=more,
+        failure=m.StepFailureView(
+            step=f.step, action=f.action, code=f.code, message=f.message, unsatisfied=list(f.unsatisfied) or None,
+        ) if f else None,
+        summary=verdict(report),
+    )
+
+
+# ----------------------------------------------------------------------------- beyond the paper's seven
+
+
+@session_tool(READ_ONLY, level=False)
+def explain_action(call: Call, action: ActionText) -> m.ExplainOutcome:
+    """Say whether an action is applicable now and, if not, which preconditions fail (with hints at feedback
+    level full). Changes nothing and does not count as an attempt."""
+    e = call.session.explain(action)
+    if e.failure is not None and e.failure.code in ACTION_REFERENCE_CODES:
+        raise reference_failure(e.failure, call.session.lifted)
+    return m.ExplainOutcome(action=e.action, applicable=e.applicable,
+                            failure=call.view.failure(e.failure) if e.failure else None)
+
+
+@session_tool(writes(destructive=True, idempotent=False), level=False)
+def checkpoint(
+    call: Call,
+    op: Annotated[Literal["save", "restore", "delete", "list"], Field(
+        description="save the state and action history under the name, restore them (the reply lists the atoms "
+                    "that changed), delete the checkpoint, or list the checkpoints")],
+    checkpoint: Annotated[str | None, Field(min_length=1, max_length=64, description="its name")] = None,
+    include_state: Annotated[bool | None, Field(description="restore: also return the whole state")] = None,
+) -> m.CheckpointOutcome:
+    """Named checkpoints of the session: save, restore, delete or list them."""
+    if op != "list" and checkpoint is None:
+        raise ToolFailure(MISSING_ARGUMENT, f"checkpoint: op '{op}' needs the checkpoint's name",
+                          "e.g. checkpoint='tower-done'", details={"argument": "checkpoint"})
+    s, view = call.session, call.view
+    before = s.state
+    calls = {"save": s.save, "restore": s.restore, "delete": s.delete_checkpoint}
+    try:
+        cp = calls[op](checkpoint) if op in calls else None  # type: ignore[arg-type]
+    except PDDLError as err:
+        raise ToolFailure.from_pddl(err) from None
+    restored = op == "restore"
+    call.entry.restores += restored
+    added, deleted = view.diff(before, s.state) if restored else (None, None)
+    return m.CheckpointOutcome(
+        name=cp.name if cp else None, step=len(s.history), goal_reached=s.is_goal() if restored else None,
+        added=added, deleted=deleted, state=view.maybe_state(include_state) if restored else None,
+        checkpoints=[m.CheckpointInfo(name=c.name, step=c.step) for c in s.checkpoints()])
+
+
+@session_tool(writes(destructive=False, idempotent=False), level=False)
+def undo_last_action(
+    call: Call,
+    steps: Annotated[int, Field(ge=1, le=1_000_000, description="how many actions to undo")] = 1,
+    include_state: Annotated[bool | None, Field(description="also return the whole state")] = None,
+) -> m.UndoOutcome:
+    """Undo the last executed action(s); the reply lists them and the atoms that changed back."""
+    s, view = call.session, call.view
+    before, plan = s.state, s.plan()
+    n = s.undo(steps)
+    call.entry.undos += n
+    added, deleted = view.diff(before, s.state)
+    return m.UndoOutcome(
+        undone=plan[len(plan) - n:][::-1],
+        step=len(s.history),
+        goal_reached=s.is_goal(),
+        added=added,
+        deleted=deleted,
+        state=view.maybe_state(include_state),
+    )
+
+
+@session_tool(writes(destructive=True, idempotent=False), level=False, closes=True)
+def close_session(call: Call) -> m.CloseOutcome:
+    """Close a session and free its memory; the reply has its final counters."""
+    entry = call.entry
+    return m.CloseOutcome(
+        session_id=entry.session_id,
+        closed=True,
+        plan_length=len(entry.session.history),
+        goal_reached=entry.session.is_goal(),
+        counters=entry.counters(),
+    )
+
+
+@server_tool(READ_ONLY)
+async def list_sessions(
+    served: Served,
+    cursor: Annotated[str | None, Field(
+        max_length=128, description="next_cursor of the previous page; omit for the first page")] = None,
+    limit: Annotated[int, Field(ge=1, le=1000, description="sessions per page")] = 50,
+) -> SessionPage:
+    """Your live sessions (only those this client opened), a page at a time, with their task, step and
+    counters."""
+    store, opts = served.store, served.opts
+    now = store.clock()
+    owner = current_caller().owner
+    redact = not opts.reveal_session_ids and owner is None
+    chosen, total, following = store.page(owner, cursor, limit, by_id=not redact)
+    infos = [
+        m.SessionInfo(
+            session_id=e.session_id[:6] + "..." if redact else e.session_id,
+            label=e.label,
+            domain=e.domain,
+            problem=e.problem,
+            step=len(e.session.history),
+            goal_reached=e.session.is_goal(),
+            idle_s=round(max(0.0, now - e.last_used), 1),
+            counters=e.counters(),
+        )
+        for e in chosen
+    ]
+    return SessionPage(sessions=infos, live=total, max_sessions=opts.max_sessions, ids_redacted=redact,
+                       next_cursor=following, per_client_limit=store.per_client_limit)
+
+
+@server_tool(READ_ONLY)
+async def list_bundled_tasks(served: Served) -> m.BundledTasks:
+    """The PDDL tasks that ship with the server; pass a name as initialise_session(task=...)."""
+    return m.BundledTasks(tasks=bundled_tasks(), domains=bundled_domains(),
+                          next=f"initialise_session(task='{DEFAULT_TASK}')")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _page_size(opts: ServerOptions, entry: SessionEntry, limit: int | None) -> int:
+    if limit is None:
+        everything = entry.rendering == "plain" or entry.session.feedback_level == FeedbackLevel.PAPER
+        return opts.max_page_size if everything else opts.page_size
+    return min(limit, opts.max_page_size)
+
+
+def _plan_steps(opts: ServerOptions, plan: list[str] | str | None) -> list[Any] | None:
+    if plan is None:
+        return None
+    if isinstance(plan, str):
+        if len(plan) > opts.max_plan_steps * 200:
+            raise ToolFailure(PLAN_TOO_LONG, f"the plan text is {len(plan):,} characters long")
+        try:
+            steps: list[Any] = list(parse_plan(plan, filename="<plan>").steps)
+        except PDDLError as err:
+            raise ToolFailure.from_pddl(err) from None
+    else:
+        steps = list(plan)
+    if len(steps) > opts.max_plan_steps:
+        raise ToolFailure(PLAN_TOO_LONG, f"the plan has {len(steps):,} steps, more than the limit of "
+                                         f"{opts.max_plan_steps:,}")
+    return steps
+
+
+def verdict(report: Any) -> str:
+    """A validation's one-line summary."""
+    if report.valid:
+        return f"valid plan: {counted(report.length, 'step')}, cost {number_or_none(report.cost)}"
+    f = report.failure
+    if f is not None:
+        return f"invalid plan: step {f.step} {f.action} fails ({f.code})"
+    n = len(report.unsatisfied_goals)
+    steps = "the only step applies" if report.length == 1 else f"all {report.length} steps apply"
+    return (f"invalid plan: {steps} but {counted(n, 'goal atom')} {'does' if n == 1 else 'do'} not hold"
+            " at the end")
