@@ -1,9 +1,12 @@
 """The ``pypddl`` command line: a thin click layer over pure functions.
 
 Each command parses its options, calls the engine (or an adapter) and maps the
-outcome to an exit code. Heavy modules (mcp, unified-planning, the LLM SDKs,
-the baselines) are imported only by the commands that need them, so
-``pypddl validate`` starts fast.
+outcome to an exit code. The engine's own commands are here (validate, check,
+ground, play) or in :mod:`.cli_serve` and :mod:`.cli_relabel`; other packages
+add theirs through the entry-point group :data:`COMMAND_GROUP` (the experiment
+side: solve, batch, reference, generate, experiment). Heavy modules (mcp, the
+experiment side, the LLM SDKs) are imported only by the commands that need
+them, so ``pypddl validate`` starts fast.
 
 Exit codes: 0 success; 1 the input is well-formed but a plan is invalid (or
 ``check`` found errors in the PDDL); 2 bad input (unreadable or malformed

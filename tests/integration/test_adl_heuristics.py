@@ -10,10 +10,11 @@ import random
 
 import pytest
 from corpus import CORPUS, CORPUS_REASON, entries, smallest_task
+from incremental import IncrementalEvaluator
 
 from pypddlengine import Session, ground, load_task
 from pypddlengine.deadends import PLAN_EXISTS, breadth_first_search, dead_end
-from pypddlengine.heuristics import INF, IncrementalEvaluator, RelaxedTask
+from pypddlengine.heuristics import INF, RelaxedTask
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "index.json").is_file(), reason=CORPUS_REASON)
 

@@ -11,11 +11,12 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from incremental import IncrementalEvaluator
 from oracles import bundled_grounded, optimal_relaxed_cost, relaxed_costs_fixpoint
 
 from pypddlengine import Session
 from pypddlengine.bundled import bundled_task
-from pypddlengine.heuristics import HEURISTICS, IncrementalEvaluator, RelaxedTask, relaxed_task
+from pypddlengine.heuristics import HEURISTICS, RelaxedTask, relaxed_task
 
 SMALL = ["blocksworld/p01", "blocksworld/p03", "gripper/p01", "logistics/p01", "blocksworld-table/p01",
          "blocksworld-sizes/p01", "blocksworld-table/u01"]

@@ -1,7 +1,6 @@
 """Classical baselines: Fast Downward runs, batch experiments, the paper's protocol.
 
-Import as ``pypddl_experiments.planners`` (this folder is packaged under that
-name). Fast Downward (PyPI ``up-fast-downward``, GPL) is only ever run as a
+Fast Downward (PyPI ``up-fast-downward``, GPL) is only ever run as a
 subprocess.
 
 * :func:`run_fd` one run under a wall-clock budget and a memory limit, in its
@@ -9,7 +8,8 @@ subprocess.
   exit code mapped to an :class:`Outcome`; every plan re-validated.
 * :func:`run_batch` tasks x configurations in parallel into an append-only,
   resumable JSONL file of ``pypddl.run/1`` records.
-* :mod:`.reference` the paper's Tables I and II on the IPC-2000 Blocksworld set.
+* :mod:`.reference` the paper's Tables I and II on the IPC-2000 Blocksworld set,
+  :mod:`.readings` how anytime runs' plans are read.
 * :mod:`.cli` the ``pypddl solve``, ``generate``, ``batch`` and
   ``reference`` commands.
 """

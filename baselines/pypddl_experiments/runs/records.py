@@ -3,12 +3,12 @@
 The Fast Downward batch runner (``pypddl_experiments.planners``) and the LLM
 experiment harness (``pypddl_experiments.llm``) write the same records to the
 same kind of file, one JSON object per line and one line per ``(method,
-instance_id, replicate)`` run (``notes/harness.md`` §6.4). This module holds
+instance_id, replicate)`` run. This module holds
 the parts of that which do not depend on who made the run: the schema name,
 timestamps, the resume key, reading and appending the JSONL file, the sha256
 of the task files and the version facts of the ``env`` block. Each adapter
-builds its own records on top (``baselines.records.make_record``,
-``harness.runner.build_record``).
+builds its own records on top (:func:`pypddl_experiments.planners.records.make_record`,
+:func:`pypddl_experiments.llm.runner.build_record`).
 
 Writing is crash-safe: each record is one line, written with one
 ``os.write`` on an ``O_APPEND`` descriptor and then ``fsync``-ed, with SIGINT
