@@ -276,8 +276,10 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
             pass
         if action not in self._problem.actions:  # type: ignore[union-attr]
             raise UPUsageError(f"the action {action.name} does not belong to this simulator's problem")
+        translation = self._translation
+        assert translation is not None
         try:
-            ground = self._session.resolve(self._translation.action_text(action, parameters))  # type: ignore[union-attr]
+            ground = self._session.resolve(translation.action_text(action, parameters))
         except PDDLError as err:  # e.g. an object of the wrong type: UP checks types, so only odd calls get here
             raise UPUsageError(str(err)) from err
         self._ground[key] = ground
