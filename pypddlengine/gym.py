@@ -48,9 +48,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, SupportsInt
 
-import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
+try:
+    import gymnasium as gym
+    import numpy as np
+    from gymnasium import spaces
+except ImportError as err:  # pragma: no cover - depends on the installation
+    raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
 
 from . import ErrorCode, Failure, GroundAction, Session, StepResult, open_session
 from .bundled import bundled_task, bundled_tasks

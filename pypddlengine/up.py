@@ -25,8 +25,10 @@ predicates, so none come through here.
 
 The engine's states are :class:`PypddlState` objects: immutable, hashable,
 and answering ``get_value`` for boolean fluent expressions (and static
-numeric fluents, e.g. cost tables) as UP's states do. This module reaches the
-engine only through its public API; the engine never imports it.
+numeric fluents, e.g. cost tables) as UP's states do. A validation result
+carries no trace of states (the engine's validator works on the lifted task
+and never grounds). This module reaches the engine only through its public
+API; the engine never imports it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
-import unified_planning as up
+try:
+    import unified_planning as up
+except ImportError as err:  # pragma: no cover - depends on the installation
+    raise ImportError(f"pypddlengine.up needs the 'up' extra (pip install 'pypddlengine[up]'): {err}") from err
 from unified_planning.engines import (
     Credits,
     Engine,
