@@ -146,16 +146,40 @@ def _bind(lines: list[str], indent: str, source: str, args: tuple[int, ...], bou
             bound.add(a)
 
 
+_MAX_LOOPS = 16
+"""Nested loops per generated function: CPython refuses more than 20
+statically nested blocks ("too many statically nested blocks"), so a deeper
+join (an action with 20 or more preconditions and unbound parameters, e.g.
+caldera or organic-synthesis of IPC 2018) continues in a function of its own,
+called with the objects bound so far. Schemas below the limit get one
+function, as before."""
+
+
 def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str:
     """Source of ``trig(key)``: all instances of ``schema`` whose precondition
-    ``trigger`` is the new atom ``key``, joined with the processed atoms."""
+    ``trigger`` is the new atom ``key``, joined with the processed atoms
+    (in a chain of functions ``trig``, ``j1``, ``j2``, ... when the join has
+    more than :data:`_MAX_LOOPS` levels)."""
     steps, free = _join_steps(schema, trigger, static)
     lines = ["def trig(key):"]
     indent = "    "
     bound: set[int] = set()
+    loops = 0
+
+    def nest() -> None:  # one more loop level: continue in a new function when this one is full
+        nonlocal indent, loops
+        if loops == _MAX_LOOPS:
+            names = ", ".join(["key", *(f"v{a}" for a in sorted(bound))])
+            part = sum(1 for line in lines if line.startswith("def "))
+            lines.append(f"{indent}j{part}({names})")
+            lines.append(f"def j{part}({names}):")
+            indent, loops = "    ", 0
+        loops += 1
+
     _bind(lines, indent, "key", schema.pre[trigger][1], bound, schema, None, "return")
     for k, step in enumerate(steps):
         cand = f"c{k}"
+        nest()
         if step.lookup is None:
             src = f"by_pred[{step.pred}]"
             skip = None
@@ -172,8 +196,10 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
             lines.append(f"{indent}if {cand} is key: continue")
         _bind(lines, indent, cand, step.args, bound, schema, skip, "continue")
     for f in free:
+        nest()
         lines.append(f"{indent}for v{f} in D{f}:")
         indent += "    "
+        bound.add(f)
     args = ", ".join(f"v{i}" for i in range(schema.arity))
     lines.append(f"{indent}left[0] -= 1")  # every candidate counts towards the time checks
     lines.append(f"{indent}if left[0] < 0: tick()")
@@ -363,7 +389,7 @@ class _General:
                     None if c == TRUE else c,
                     tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.adds)),
                     tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.deletes)),
-                    index, combo))
+                    index, combo, lifted.rule_cost(schema, rule, bb) if rule.numeric else 0))
             act.effects = tuple(effects)  # type: ignore[attr-defined]
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]

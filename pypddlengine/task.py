@@ -159,6 +159,10 @@ class GroundAction:
                 return False
         return True
 
+    def step_cost(self, state: State | set[int]) -> int | float:
+        """The cost of applying the action in ``state`` (see :meth:`AdlAction.step_cost`)."""
+        return self.cost
+
     def apply(self, state: State) -> State:
         """The successor state: deletes first, then adds (an atom both
         deleted and added ends true)."""
@@ -174,14 +178,16 @@ class GroundAction:
 
 class ConditionalEffect(NamedTuple):
     """A ground conditional effect: when ``cond`` (``None``: always) holds in
-    the state before the step, ``delete`` then ``add`` apply. ``rule`` and
-    ``args`` name the effect rule of the schema and its quantified objects."""
+    the state before the step, ``delete`` then ``add`` apply and ``cost`` is
+    added to the step's cost. ``rule`` and ``args`` name the effect rule of
+    the schema and its quantified objects."""
 
     cond: Formula | None
     add: tuple[int, ...]
     delete: tuple[int, ...]
     rule: int
     args: tuple[int, ...]
+    cost: int | float = 0
 
 
 class GroundAxiom(NamedTuple):
@@ -261,6 +267,15 @@ class AdlAction(GroundAction):
     def fired(self, state: State | set[int]) -> list[ConditionalEffect]:
         """The conditional effects whose condition holds in ``state``."""
         return [e for e in self.effects if e.cond is None or holds(e.cond, state)]
+
+    def step_cost(self, state: State | set[int]) -> int | float:
+        """``cost`` (the unconditional part) plus the cost of every
+        conditional effect that fires in ``state`` (VAL charges each firing)."""
+        total = self.cost
+        for e in self.effects:
+            if e.cost and (e.cond is None or holds(e.cond, state)):
+                total += e.cost
+        return total
 
     def apply(self, state: State) -> State:
         fired = self.fired(state) if self.effects else ()
@@ -457,8 +472,8 @@ class Task:
         disjunctive normal form, one operator per disjunct; a negative
         literal needs an "is false" atom of its own (see
         :meth:`relaxed_facts`), added by the effects that delete the atom;
-        a conditional effect gives operators of its own (the action's cost,
-        its condition added to the preconditions); an axiom gives operators
+        a conditional effect gives operators of its own (the action's cost
+        plus the effect's, its condition added to the preconditions); an axiom gives operators
         of cost 0 adding its head; a goal that is not a conjunction of
         positive literals gives cost-0 operators adding the virtual goal atom
         of :attr:`goal_atoms`. Two weakenings keep it sound but less
@@ -531,7 +546,7 @@ class Task:
             emit(a.pre, a.neg, cond, a.add, a.delete, float(a.cost), a, -1)
             for i, e in enumerate(a.effects):  # type: ignore[attr-defined]
                 both = e.cond if cond is None else (cond if e.cond is None else (0, (cond, e.cond)))
-                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost), a, i)
+                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost + e.cost), a, i)
         for stratum in general.strata:
             for ax in stratum:
                 emit(ax.pre, ax.neg, ax.cond, (ax.head,), (), 0.0, None, -1)

@@ -141,9 +141,14 @@ def validate_plan(
                 and not any(a == b for a, b in neq)
                 and (schema.residual is None or task.holds(schema.residual, schema.binding(args), state))
             ):
-                cost += 1 if unit else task.action_cost(schema.instantiate(args))
-                if schema.rules:  # conditions read the state before the step; deletes before adds
-                    fired = task.fired(schema, args, state)
+                fired = task.fired(schema, args, state) if schema.rules else None
+                if unit:
+                    cost += 1
+                else:  # a conditional cost is charged per firing, as VAL does
+                    cost += task.action_cost(schema.instantiate(args))
+                    for rule, binding, _, _ in fired or ():
+                        cost += task.rule_cost(schema, rule, binding)
+                if fired:  # conditions read the state before the step; deletes before adds
                     state.difference_update(delete)
                     for _, _, _, dels in fired:
                         state.difference_update(dels)

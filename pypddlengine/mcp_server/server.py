@@ -162,6 +162,8 @@ ActionText = Annotated[
 FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
 HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
 MAX_PROOF_BUDGET = 100_000
+MAX_WARNINGS = 20
+"""Checker warnings an initialise_session reply lists at most."""
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -310,6 +312,7 @@ def build_server(
                     observation=session.observation.text if session.observation else None,
                     detect_loops=session.detect_loops or None,
                     feedback=view.current_feedback(),
+                    warnings=[w.headline() for w in session.lifted.report.warnings[:MAX_WARNINGS]] or None,
                     next="call query_current_state and query_applicable_actions, then execute_single_action",
                 )
 
