@@ -164,6 +164,8 @@ HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
 MAX_PROOF_BUDGET = 100_000
 MAX_WARNINGS = 20
 """Checker warnings an initialise_session reply lists at most."""
+SLOT_POLL_S = 0.25
+"""How often a call waiting for a grounding slot looks whether it was cancelled."""
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -254,9 +256,13 @@ def build_server(
 
             def work() -> tuple[Session, Any]:
                 slot = store.ground_slot()
-                if not slot.acquire(timeout=opts.grounding_timeout):
-                    raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
-                                      f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
+                give_up = time.monotonic() + opts.grounding_timeout
+                while not slot.acquire(timeout=SLOT_POLL_S):  # a call that gives up stops waiting too
+                    if cancel.is_set():
+                        raise ToolFailure(SERVER_CAPACITY, "the call was cancelled while it waited for a slot")
+                    if time.monotonic() >= give_up:
+                        raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
+                                          f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
                 try:
                     built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0,
                                           observation=observation, detect_loops=detect_loops)

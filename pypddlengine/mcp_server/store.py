@@ -45,8 +45,9 @@ class ServerOptions:
     """Grounding limits of one task (``GROUNDING_LIMIT``); the action limit also
     refuses, before grounding, a schema whose unbound parameters span more."""
     grounding_timeout: float = 30.0
-    """Seconds one grounding may take, and the longest wait for a grounding
-    slot (``GROUNDING_TIMEOUT``, ``SERVER_CAPACITY``)."""
+    """Seconds one grounding may take (with the relaxed analysis a heuristic
+    feedback level needs at start), and the longest wait for a grounding slot
+    (``GROUNDING_TIMEOUT``, ``SERVER_CAPACITY``)."""
     max_total_actions: int = 2_000_000
     """Ground actions summed over the live sessions, a memory bound (``SERVER_CAPACITY``)."""
     max_plan_steps: int = 20_000
