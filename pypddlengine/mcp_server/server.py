@@ -35,6 +35,7 @@ from .access import (
     bind_caller,
     current_caller,
     identify,
+    require_tokens,
     unbind_caller,
 )
 from .errors import (
@@ -661,7 +662,7 @@ def build_server(
         return _reply(SessionPage(
             sessions=infos, live=total, max_sessions=opts.max_sessions, ids_redacted=redact,
             next_cursor=following,
-            per_client_limit=store.per_client_limit,
+            per_client_limit=store.limit_of(current_caller().owner),
         ))
 
     @_tool(server, READ_ONLY)
@@ -759,7 +760,9 @@ def run_server(
     ``stdio`` (default) or ``streamable-http`` (alias ``http``) on ``host:port``
     at path ``/mcp``. ``options`` are :class:`ServerOptions` fields; over HTTP
     ``allow_files`` and ``reveal_session_ids`` default to off and
-    ``max_sessions_per_client`` to 8, since any client may connect.
+    ``max_sessions_per_client`` to 8, since any client may connect; a
+    non-loopback ``host`` needs ``auth_tokens`` (``ValueError`` otherwise,
+    see :func:`.access.require_tokens`).
 
     Over HTTP every request passes :class:`.access.HttpGuard` (Host and Origin
     against ``allowed_hosts``/``allowed_origins`` plus loopback and the bound
@@ -770,6 +773,7 @@ def run_server(
     if transport not in ("stdio", "streamable-http"):
         raise ValueError(f"unknown transport '{transport}'; use 'stdio' or 'streamable-http'")
     if transport == "streamable-http":
+        require_tokens(host, options.get("auth_tokens", ()))
         options.setdefault("allow_files", False)
         options.setdefault("reveal_session_ids", False)
         options.setdefault("max_sessions_per_client", 8)
