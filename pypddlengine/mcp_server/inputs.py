@@ -10,12 +10,13 @@ error). Allowed files are shown by their bare names, never their paths.
 
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError
-from ..grounding import GroundingOptions, ground
+from ..grounding import GroundingOptions, ground, stop_check
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
@@ -160,14 +161,20 @@ def build_session(
     observation: str | None = None, detect_loops: bool | None = None,
 ) -> Session:
     """Parse, check and ground (CPU-bound: runs in a worker thread); setting
-    ``cancel`` stops the grounding within a few milliseconds."""
+    ``cancel`` stops the grounding within a few milliseconds. At the
+    heuristic levels the relaxed operators the first feedback needs are built
+    here too, under the same time limit and cancellation."""
+    started = time.monotonic()
     limit = options.max_pddl_bytes
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    return Session(ground(compile_task(d, p), grounding), feedback=feedback, heuristic=heuristic,
-                   proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
+    session = Session(ground(compile_task(d, p), grounding), feedback=feedback, heuristic=heuristic,
+                      proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
+    if session.feedback_level >= FeedbackLevel.HEURISTIC:
+        session.task.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
+    return session
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:
