@@ -11,6 +11,9 @@ from ..executors import executor_options
 
 __all__ = ["experiment"]
 
+INTERRUPTED = 130
+"""Exit code of ``experiment run`` stopped by Ctrl-C (as ``pypddl batch``)."""
+
 from ..cli_serve import FEEDBACK_LEVELS as FEEDBACK
 
 
@@ -98,7 +101,8 @@ def run(**opts: object) -> None:
     With --executor ray each run is one Ray task (--concurrency caps the runs
     in flight; rate limits are shared by all workers; the key is forwarded to
     the workers); only this process writes --out. Exit code 1 when runs were
-    lost with their Ray workers (run the same command again to retry them).
+    lost with their Ray workers (run the same command again to retry them);
+    130 when interrupted (Ctrl-C; run the same command again to resume).
 
     \b
     Examples:
@@ -188,6 +192,10 @@ def run(**opts: object) -> None:
 
     try:
         summary = anyio.run(main)
+    except KeyboardInterrupt:  # as `pypddl batch`: 130, and the runs recorded so far stay
+        click.echo(f"interrupted: the runs finished so far are in {out / 'runs.jsonl'}; run the same command again "
+                   "to resume", err=True)
+        sys.exit(INTERRUPTED)
     except RecordsLocked:
         click.echo(f"error: {out} is in use by another 'pypddl experiment run' (its runs.jsonl is locked); "
                    "wait for it to finish, or give another --out", err=True)

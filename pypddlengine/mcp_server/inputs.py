@@ -19,6 +19,7 @@ from ..errors import ErrorCode, PDDLError
 from ..grounding import GroundingOptions, ground, stop_check
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
+from ..sources import special_file
 from ..printer import format_condition, format_effect
 from ..session import FeedbackLevel, Session
 from ..syntax import parse_domain, parse_problem
@@ -91,6 +92,10 @@ def _one_input(
                 return read_file(path, max_bytes=limit), str(path), f"file:{path}"
             except PDDLError as err:
                 raise ToolFailure.from_pddl(err) from None
+        special = special_file(path)
+        if special is not None:  # say what it is (it exists: "no such file" would mislead)
+            raise ToolFailure(ErrorCode.FILE_NOT_FOUND, f"the {kind} '{clip(name, 80)}' is {special}, not a file",
+                              f"pass the path of a {kind} file, or the PDDL text itself")
     bundled = _bundled_input(kind, name, bundled_domain)
     if bundled is not None:
         return bundled
