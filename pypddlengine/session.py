@@ -246,7 +246,7 @@ class Explanation:
 
 BACKENDS = ("auto", "grounded", "lifted")
 """The ``backend`` choices of a session (see :func:`build_backend`)."""
-AUTO_GROUND_LIMIT = 250_000
+AUTO_GROUND_LIMIT = 100_000
 """With ``backend="auto"`` a task is grounded when :func:`estimate_grounding`
 expects at most this many ground actions (and four times as many atoms)."""
 FEATURES_OFF = ("off for this session: the task was not grounded (lifted backend), and heuristic distances, "
