@@ -47,8 +47,8 @@ from .model import (
     When,
 )
 
-__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "derived_dependencies",
-           "free_variables", "is_literal", "nnf", "normalise_effect", "split", "substitute"]
+__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "free_variables",
+           "is_literal", "nnf", "normalise_effect", "split", "substitute"]
 
 Literal = Atom | Not | Equals
 
@@ -123,8 +123,9 @@ class EffectRule:
     """One conditional or quantified effect: for every binding of
     ``variables`` (over their types) under which ``condition`` holds in the
     state before the step, ``adds`` become true and ``deletes`` false
-    (deletes first, as for the unconditional effects). ``index`` numbers the
-    rules of an action in source order."""
+    (deletes first, as for the unconditional effects), and ``numeric``
+    applies once for that binding. ``index`` numbers the rules of an action
+    in source order."""
 
     index: int
     variables: tuple[Parameter, ...]
@@ -132,6 +133,7 @@ class EffectRule:
     adds: tuple[Atom, ...]
     deletes: tuple[Atom, ...]
     source: Effect
+    numeric: tuple[NumericEffect, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,24 +161,25 @@ def normalise_effect(eff: Effect | None) -> NormalEffect:
                 walk(inner, variables, (*conds, c), top or e)
             case ForallEffect(variables=vs, effect=inner):
                 walk(inner, (*variables, *vs), conds, top or e)
-            case NumericEffect():
-                numeric.append(e)
-            case Add(atom=atom) | Delete(atom=atom):
+            case NumericEffect() | Add() | Delete():
                 if not variables and not conds:
-                    (adds if isinstance(e, Add) else deletes).append(atom)
+                    if isinstance(e, NumericEffect):
+                        numeric.append(e)
+                    else:
+                        (adds if isinstance(e, Add) else deletes).append(e.atom)
                     return
+                add = (e.atom,) if isinstance(e, Add) else ()
+                delete = (e.atom,) if isinstance(e, Delete) else ()
+                num = (e,) if isinstance(e, NumericEffect) else ()
                 cond = None if not conds else nnf(conds[0] if len(conds) == 1 else And(conds))
                 key = (variables, cond, id(top))
                 last = rules[-1] if rules else None
                 if last is not None and (last.variables, last.condition, id(last.source)) == key:
-                    # one rule per when/forall leaf group: merge the literals of "(when c (and e1 e2))"
-                    merged_adds = (*last.adds, atom) if isinstance(e, Add) else last.adds
-                    merged_dels = (*last.deletes, atom) if isinstance(e, Delete) else last.deletes
-                    rules[-1] = EffectRule(last.index, variables, cond, merged_adds, merged_dels, last.source)
+                    # one rule per when/forall leaf group: merge the effects of "(when c (and e1 e2))"
+                    rules[-1] = EffectRule(last.index, variables, cond, (*last.adds, *add), (*last.deletes, *delete),
+                                           last.source, (*last.numeric, *num))
                     return
-                rules.append(EffectRule(len(rules), variables, cond,
-                                        (atom,) if isinstance(e, Add) else (),
-                                        (atom,) if isinstance(e, Delete) else (), top or e))
+                rules.append(EffectRule(len(rules), variables, cond, add, delete, top or e, num))
 
     if eff is not None:
         walk(eff, (), (), None)
@@ -260,30 +263,6 @@ def axiom_rules(axiom: DerivedDecl, cap: int = 64) -> list[AxiomRule]:
         rest_parts = [p for p in parts if not is_literal(p)] + kept
         residual = None if not rest_parts else rest_parts[0] if len(rest_parts) == 1 else And(tuple(rest_parts))
         out.append(AxiomRule(axiom, tuple(params), literals, residual))
-    return out
-
-
-def derived_dependencies(cond: Condition | None, derived: frozenset[str] | set[str]) -> list[tuple[str, bool]]:
-    """``(predicate, positive)`` for each occurrence of a derived predicate in
-    the NNF condition ``cond`` (for stratification: a negative occurrence must
-    be computed in an earlier stratum)."""
-    out: list[tuple[str, bool]] = []
-
-    def walk(c: Condition, positive: bool) -> None:
-        match c:
-            case Atom(predicate=p):
-                if p in derived:
-                    out.append((p, positive))
-            case Not(operand=x):
-                walk(x, not positive)
-            case And(parts=ps) | Or(parts=ps):
-                for part in ps:
-                    walk(part, positive)
-            case Exists(body=b) | Forall(body=b):
-                walk(b, positive)
-
-    if cond is not None:
-        walk(cond, True)
     return out
 
 

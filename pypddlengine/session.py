@@ -544,6 +544,8 @@ class Session:
                              for v, o in zip(rule.variables, effect.args, strict=True))
             changes = [self.task.render_atom(a) for a in effect.add]
             changes += [f"(not {self.task.render_atom(d)})" for d in effect.delete]
+            if effect.cost:
+                changes.append(f"(increase (total-cost) {effect.cost:g})")
             cond = "always" if rule.condition is None else f"when {lifted.render_condition(rule.condition, binding)}"
             out.append(f"{cond}{' for ' + where if where else ''}: {' '.join(changes) or '(no change)'}")
         return tuple(out)
