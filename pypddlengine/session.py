@@ -1,9 +1,10 @@
 """A step-wise simulation session: the seven operations and a few more.
 
-:class:`Session` wraps one grounded task, the current state and the history
-of executed actions. It is pure computation: it parses nothing but action
-text, reads no files (see :func:`pypddlengine.load_task` for that) and prints
-nothing. The seven operations of the paper map onto it as:
+:class:`Session` wraps one task backend (a grounded :class:`Task` or a
+lifted :class:`LazyTask`, see :func:`build_backend`), the current state and
+the history of executed actions. It is pure computation: it parses nothing
+but action text, reads no files (see :func:`pypddlengine.load_task` for that)
+and prints nothing. The seven operations of the paper map onto it as:
 
 =========================  =========================================
 initialise                 ``Session(task)``, :meth:`Session.from_pddl`
