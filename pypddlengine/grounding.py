@@ -47,21 +47,22 @@ from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or, Parameter
 from .normalise import free_variables
-from .task import (
+from .step import (
     FALSE,
     TRUE,
     AdlAction,
-    ConditionalEffect,
     Formula,
-    GeneralParts,
     GroundAction,
     GroundAxiom,
-    GroundingStats,
-    Task,
+    action_source,
+    encode,
+    general_parts,
 )
+from .step import tuple_source as tup
+from .task import GeneralParts, GroundingStats, Task
 
-__all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "check_estimate", "ground", "ground_brute_force", "quantified_size",
-           "stop_check"]
+__all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
+           "ground_brute_force", "quantified_size", "stop_check"]
 
 T = TypeVar("T")
 
@@ -130,10 +131,6 @@ def _join_steps(schema: Schema, trigger: int, static: frozenset[int]) -> tuple[l
 
 def _term(x: int) -> str:
     return f"v{x}" if x >= 0 else str(~x)
-
-
-def _key(t: Template, var: Callable[[int], str] = _term) -> str:
-    return f"({', '.join([str(t[0]), *map(var, t[1])])},)"
 
 
 def _bind(lines: list[str], indent: str, source: str, args: tuple[int, ...], bound: set[int],
@@ -216,59 +213,22 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
 
 def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost: bool,
                   sink: str = "actions") -> str:
-    """Source of ``make(a)``: reject ``a`` on equality or static negative
-    preconditions; else intern the precondition and effect atoms (new add
-    effects join the queue), create the ground action and file it in the
-    successor index under its fluent precondition number ``watch`` (or with
-    the actions that have none)."""
-
-    def term(x: int) -> str:
-        return f"a[{x}]" if x >= 0 else str(~x)
-
+    """Source of ``make(a)``: the instantiation of :func:`pypddlengine.step.action_source`
+    (new add effects join the queue), then the ground action is created and
+    filed in the successor index under its fluent precondition number
+    ``watch`` (or with the actions that have none)."""
     lines = ["def make(a):"]
     if schema.residual is not None:  # ADL: decided optimistically (only static atoms can refute it)
         lines.append("    if not possible(a): return")
-    for x, y in schema.eq:
-        lines.append(f"    if {term(x)} != {term(y)}: return")
-    for x, y in schema.neq:
-        lines.append(f"    if {term(x)} == {term(y)}: return")
-    for t in schema.neg:
-        if t[0] in static:
-            lines.append(f"    if {_key(t, term)} in init: return")
-    fluent_pre = [t for t in schema.pre if t[0] not in static]
-    pre = [f"p{i}" for i in range(len(fluent_pre))]
-    known = {t: f"p{i}" for i, t in enumerate(fluent_pre)}  # STRIPS deletes are mostly preconditions
-    for i, t in enumerate(fluent_pre):
-        lines.append(f"    p{i} = ids[{_key(t, term)}]")
-    names: dict[str, list[str]] = {"neg": [], "add": [], "delete": []}
-    count = 0
-    for kind, templates in (("neg", schema.neg), ("add", schema.add), ("delete", schema.delete)):
-        for t in templates:
-            if kind == "neg" and t[0] in static:
-                continue
-            if kind == "delete" and t in known:
-                names[kind].append(known[t])
-                continue
-            v = f"x{count}"
-            count += 1
-            lines.append(f"    k = {_key(t, term)}")
-            lines.append(f"    {v} = ids.get(k)")
-            lines.append(f"    if {v} is None: {v} = intern(k)")
-            if kind == "add":
-                lines.append(f"    if not reached[{v}]:")
-                lines.append(f"        reached[{v}] = True")
-                lines.append("        queue.append(k)")
-            names[kind].append(v)
-
-    def tup(items: list[str]) -> str:
-        return f"({', '.join(items)},)" if items else "()"
-
+    queue = ["    if not reached[{v}]:", "        reached[{v}] = True", "        queue.append(k)"]
+    body, parts = action_source(schema, static, lazy=False, pre_known=True, add_hook=queue)
+    lines += body
     lines.append(f"    n = len({sink})")
     lines.append("    if n >= limit: too_many()")
     cost = "1" if unit_cost or sink != "actions" else "cost_of(a)"
     lines.append(
-        f"    act = GroundAction(n, schema, a, {tup(pre)}, {tup(names['neg'])}, {tup(names['add'])}, "
-        f"{tup(names['delete'])}, {cost})"
+        f"    act = GroundAction(n, schema, a, {tup(parts['pre'])}, {tup(parts['neg'])}, {tup(parts['add'])}, "
+        f"{tup(parts['delete'])}, {cost})"
     )
     lines.append(f"    {sink}.append(act)")
     if sink != "actions":  # an axiom: no successor index
@@ -276,9 +236,9 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     if schema.rules:
         lines.append("    expand(act)")
     lines.append("    by_args[a] = act")
+    pre = parts["pre"]
     if pre:
-        rest = [p for i, p in enumerate(pre) if i != watch]
-        lines.append(f"    act._rest = {tup(rest)}")
+        lines.append(f"    act._rest = {tup([p for i, p in enumerate(pre) if i != watch])}")
         lines.append(f"    bucket = watch.get(p{watch})")
         lines.append(f"    if bucket is None: watch[p{watch}] = [act]")
         lines.append("    else: bucket.append(act)")
@@ -366,53 +326,28 @@ class _General:
                 details={"limit": g.options.max_actions, "kind": "effects"},
             )
 
+    def atom(self, key: AtomKey) -> int | bool:
+        """How the finished grounding sees an atom (:data:`pypddlengine.step.AtomRef`):
+        a static atom by its initial value, an unreached one as false."""
+        g = self.g
+        if key[0] in g.static:
+            return key in self.lifted.init
+        i = g.ids.get(key)
+        return i if i is not None and g.reached[i] else False
+
     def encode(self, cond: Condition, b: dict[str, int]) -> Formula:
         """The ground formula of ``cond`` under ``b`` (after the fixpoint)."""
-        g, lifted = self.g, self.lifted
-        match cond:
-            case Atom() | Not(operand=Atom()):
-                negative = isinstance(cond, Not)
-                key = lifted._key(cond.operand if negative else cond, b)  # type: ignore[union-attr, arg-type]
-                if key[0] in g.static:
-                    value = key in lifted.init
-                else:
-                    i = g.ids.get(key)
-                    if i is not None and g.reached[i]:
-                        return ~i if negative else i
-                    value = False
-                return TRUE if value != negative else FALSE
-            case Equals() | Not(operand=Equals()):
-                return TRUE if lifted.holds(cond, b, ()) else FALSE
-            case And(parts=parts) | Or(parts=parts):
-                return _junction(isinstance(cond, And), [self.encode(p, b) for p in parts])
-            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
-                return _junction(isinstance(cond, Forall),
-                                 [self.encode(body, e) for e in _stepped(lifted._extend(b, vs), g.step)])
-        raise TypeError(f"not a normalised condition: {cond!r}")
+        return encode(self.lifted, cond, b, self.atom, self.g.step)
 
     def finalise(self) -> GeneralParts:
         g, lifted = self.g, self.lifted
         step = g.step
         for act in g.actions:
             step()
-            schema = act.schema
-            b = schema.binding(act.args)
-            cond = TRUE if schema.residual is None else self._encode(schema.residual, b)
+            cond, effects = general_parts(lifted, act.schema, act.args, self._encode, g.ids.__getitem__,
+                                          self.pending.get(act.id, ()), step)
             act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
-            effects: list[ConditionalEffect] = []
-            for index, combo in self.pending.get(act.id, ()):
-                step()
-                rule = schema.rules[index]
-                bb = {**b, **dict(zip((v.name for v in rule.variables), combo, strict=True))}
-                c = TRUE if rule.condition is None else self._encode(rule.condition, bb)
-                if c == FALSE:
-                    continue
-                effects.append(ConditionalEffect(
-                    None if c == TRUE else c,
-                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.adds)),
-                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.deletes)),
-                    index, combo, lifted.rule_cost(schema, rule, bb) if rule.numeric else 0))
-            act.effects = tuple(effects)  # type: ignore[attr-defined]
+            act.effects = effects  # type: ignore[attr-defined]
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
@@ -464,22 +399,6 @@ def _stepped(items: Iterator[T], step: Callable[[], None] | None) -> Iterator[T]
     for item in items:
         step()
         yield item
-
-
-def _junction(conjunction: bool, parts: list[Formula]) -> Formula:
-    """Simplified ``(and ...)``/``(or ...)`` of ground formulas."""
-    unit, zero = (TRUE, FALSE) if conjunction else (FALSE, TRUE)
-    kept: list[Formula] = []
-    for p in parts:
-        if p == zero:
-            return zero
-        if p != unit:
-            kept.append(p)
-    if not kept:
-        return unit
-    if len(kept) == 1:
-        return kept[0]
-    return (0 if conjunction else 1, tuple(kept))
 
 
 # ----------------------------------------------------------------------------- the fixpoint
@@ -644,6 +563,66 @@ class _Grounder:
                     bucket.append(key)
             for trig in triggers[pred]:
                 trig(key)
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingEstimate:
+    """A cheap, pessimistic guess of a grounding's size, made before it (see
+    :func:`estimate_grounding`)."""
+
+    actions: float
+    atoms: float
+
+    def small(self, limit: float) -> bool:
+        return self.actions <= limit and self.atoms <= 4 * limit
+
+
+def estimate_grounding(lifted: LiftedTask) -> GroundingEstimate:
+    """How many actions and fluent atoms grounding ``lifted`` may produce, in
+    a few milliseconds: per schema, the product of its parameters' type sizes,
+    cut down by its static positive preconditions (which are exact: a
+    parameter pair bound by a static relation of n atoms has at most n
+    values, fewer when one side is already bound, judged from the relation's
+    distinct values per position). Fluent preconditions are not used (which
+    of their atoms are reachable is what grounding finds out), so the guess
+    can only be high: an upper bound up to those estimates' averaging."""
+    static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
+    size: dict[int, int] = {}
+    distinct: dict[tuple[int, int], set[int]] = {}
+    for key in lifted.init:
+        if key[0] in static:
+            size[key[0]] = size.get(key[0], 0) + 1
+            for pos, o in enumerate(key[1:]):
+                distinct.setdefault((key[0], pos), set()).add(o)
+    actions = 0.0
+    for schema in lifted.schemas:
+        estimate = 1.0
+        bound: set[int] = set()
+        templates = [t for t in schema.pre if t[0] in static]
+        if any(t[0] not in size for t in templates):
+            continue  # a static precondition no atom satisfies: never applicable
+        while templates:
+            best = min(templates, key=lambda t: _fanout(t, schema, bound, size, distinct))
+            templates.remove(best)
+            if any(a >= 0 and a not in bound for a in best[1]):
+                estimate *= max(_fanout(best, schema, bound, size, distinct), 1.0)
+            bound.update(a for a in best[1] if a >= 0)
+        estimate *= math.prod(len(schema.domains[i]) for i in range(schema.arity) if i not in bound)
+        actions += estimate
+    atoms = 0.0
+    for pid in lifted.fluent_predicates:
+        decl = lifted.domain.predicates[pid]
+        atoms += math.prod(len(lifted._domain_of(p.types)) for p in decl.parameters)
+    return GroundingEstimate(actions, atoms)
+
+
+def _fanout(t: Template, schema: Schema, bound: set[int], size: dict[int, int],
+            distinct: dict[tuple[int, int], set[int]]) -> float:
+    """Expected new bindings of the static atom template ``t`` once ``bound`` are bound."""
+    pred, args = t
+    free = {a for a in args if a >= 0 and a not in bound}
+    known = [len(distinct.get((pred, pos), ())) for pos, a in enumerate(args) if a < 0 or a in bound]
+    return min(size[pred] / max(known, default=1), math.prod(len(schema.domains[a]) for a in free))
 
 
 def _stop_if_due(options: GroundingOptions, started: float, what: str, progress: str, **details: object) -> None:

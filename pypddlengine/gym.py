@@ -185,6 +185,7 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
             domain, problem = bundled_task(task)
         elif domain is None or problem is None:
             raise TypeError("PDDLEnv needs task= (e.g. 'blocksworld/p01') or a domain and a problem")
+        session_options.setdefault("backend", "grounded")  # a fixed action space needs every ground action
         self.problems = [_Problem(name, open_session(domain, source, feedback=feedback, **session_options))
                          for name, source in _problem_sources(problem)]
         names = [p.name for p in self.problems]

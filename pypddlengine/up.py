@@ -149,7 +149,8 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
         if not isinstance(problem, up.model.Problem):
             raise UPUsageError(f"{ENGINE_NAME} simulates classical problems, not {type(problem).__name__}")
         self._translation = translation = _Translation(problem)
-        self._session = session = Session(translation.domain, translation.problem_text)
+        # grounded: the atom and action maps below are built once over the whole ground task
+        self._session = session = Session(translation.domain, translation.problem_text, backend="grounded")
         task = session.task
         self._atom_ids = {task.render_atom(i): i for i in range(len(task.atoms))}
         self._ground: dict[tuple[Any, tuple[FNode, ...]], GroundAction | None] = {}

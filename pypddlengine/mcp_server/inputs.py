@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError
-from ..grounding import GroundingOptions, ground, stop_check
+from ..grounding import GroundingOptions, stop_check
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
 from ..sources import special_file
@@ -163,10 +163,12 @@ def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[st
 def build_session(
     options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, cancel: threading.Event | None = None,
     heuristic: str = "h_ff", proof_budget: int = 0, *,
-    observation: str | None = None, detect_loops: bool | None = None,
+    observation: str | None = None, detect_loops: bool | None = None, backend: str = "auto",
 ) -> Session:
-    """Parse, check and ground (CPU-bound: runs in a worker thread); setting
-    ``cancel`` stops the grounding within a few milliseconds. At the
+    """Parse, check and pick the backend (``backend``, see
+    :func:`pypddlengine.session.build_backend`), grounding if chosen
+    (CPU-bound: runs in a worker thread); setting ``cancel`` stops the
+    grounding within a few milliseconds. At the
     heuristic levels the relaxed operators the first feedback needs are built
     here too, under the same time limit and cancellation."""
     started = time.monotonic()
@@ -175,10 +177,11 @@ def build_session(
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    session = Session(ground(compile_task(d, p), grounding), feedback=feedback, heuristic=heuristic,
-                      proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
-    if session.feedback_level >= FeedbackLevel.HEURISTIC:
-        session.task.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
+    session = Session.on(compile_task(d, p), backend=backend, options=grounding, feedback=feedback,
+                         heuristic=heuristic, proof_budget=proof_budget, observation=observation,
+                         detect_loops=detect_loops)
+    if session.feedback_level >= FeedbackLevel.HEURISTIC and session.grounded is not None:
+        session.grounded.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
     return session
 
 

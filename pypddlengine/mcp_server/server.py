@@ -114,6 +114,8 @@ def _translate(server: "EngineServer", name: str, arguments: dict[str, Any], exc
         return exc
     if isinstance(cause, ToolFailure):
         return cause
+    if isinstance(cause, PDDLError):  # e.g. a lifted session's state with too many actions to list
+        return ToolFailure.from_pddl(cause)
     unexpected_cause = cause is not None and not isinstance(cause, ValidationError | ToolError)
     if isinstance(exc, UnexpectedToolError) or unexpected_cause:
         return ToolFailure(INTERNAL_ERROR, f"{name} failed unexpectedly")
@@ -243,6 +245,9 @@ def build_server(
                         "the top two blocks of a stack are seen), 'hide PRED [ARG|?...]'; ';' separates rules")] = None,
         detect_loops: Annotated[bool | None, Field(
             description="report repeated states at any feedback level")] = None,
+        backend: Annotated[Literal["auto", "grounded", "lifted"] | None, Field(
+            description="grounded (heuristics, landmarks) or lifted (large tasks open fast); auto: grounded "
+                        "when a size estimate says small")] = None,
     ) -> Annotated[CallToolResult, m.SessionSummary]:
         """Start a simulation session on a PDDL task and return its session_id.
 
@@ -266,7 +271,8 @@ def build_server(
                                           f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
                 try:
                     built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0,
-                                          observation=observation, detect_loops=detect_loops)
+                                          observation=observation, detect_loops=detect_loops,
+                                          backend=backend or "auto")
                     return built, built.goal_status()
                 finally:
                     slot.release()
@@ -288,7 +294,8 @@ def build_server(
                 rendering=rendering or opts.rendering,
                 max_steps=min(max_steps or opts.max_steps, opts.max_steps),
                 last_used=store.clock(),
-                threaded=level >= FeedbackLevel.HEURISTIC or len(session.task.actions) > THREADED_ACTIONS,
+                threaded=level >= FeedbackLevel.HEURISTIC or session.grounded is None
+                or len(session.grounded.actions) > THREADED_ACTIONS,
                 owner=caller.owner,
                 connection=caller.connection,
                 tool_calls=1,
@@ -308,7 +315,9 @@ def build_server(
                     actions=summarise_actions(session),
                     goal=sorted(session.lifted.goal_parts(), key=natural_key),
                     static_facts=view.atoms(static) if static else None,
-                    ground_actions=len(session.task.actions),
+                    backend=session.backend,
+                    backend_note=session.backend_note,
+                    ground_actions=None if session.grounded is None else len(session.grounded.actions),
                     applicable_now=len(session.applicable_actions()),
                     goal_reached=session.is_goal(),
                     feedback_level=level.name.lower(),
