@@ -256,12 +256,13 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         problem = self._current
         session = problem.session
+        before = session.state
         self._steps += 1
         result = self._execute(problem, action)
         info: dict[str, Any] = {"problem": problem.name, "step": self._steps, "action": result.action,
                                 "applied": result.success, "goal_reached": result.goal_reached}
         if result.success:
-            cost = 1.0 if self.reward_mode == "step" else float(session.history[-1].action.cost)
+            cost = 1.0 if self.reward_mode == "step" else float(session.history[-1].action.step_cost(before))
             reward = -cost
         else:
             reward = self.invalid_action_reward

@@ -213,6 +213,23 @@ def test_action_costs_as_rewards() -> None:
     assert unit.step("(drive home work)")[1] == -1.0
 
 
+def test_conditional_costs_are_rewarded_per_firing() -> None:
+    """Issue 25 item 1 in the environment: a cost inside when/forall is charged
+    per firing (the action's unconditional cost alone used to be the reward);
+    rewards along a walk sum to the validator's cost, which VAL's agrees with
+    (tests/integration/test_conditional_costs.py)."""
+    from adl_cases import COST_DOMAIN, cost_problem
+
+    from pypddlengine import load_task, validate_plan
+
+    env = pg.PDDLEnv(COST_DOMAIN, cost_problem(2), reward="cost", max_steps=None)
+    env.reset(seed=0)
+    assert env.step("(b)")[1] == -201.0  # 1 + 100 for each of the two marked items
+    steps = ["(c)", "(flip i1)", "(toggle)", "(a)", "(toggle)", "(c)"]
+    total = 201.0 - sum(env.step(step)[1] for step in steps)
+    assert total == validate_plan(load_task(COST_DOMAIN, cost_problem(2)), ["(b)", *steps]).cost == 201 + 17 + 2 + 7 + 13 + 0 + 11
+
+
 def test_heuristic_and_why_not_feedback_in_info() -> None:
     env = pg.PDDLEnv(task="blocksworld/p01", feedback="full")
     _, info = env.reset(seed=0)
