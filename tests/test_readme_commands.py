@@ -116,6 +116,8 @@ COMMANDS: dict[str, Run | Skip] = {
         "tokens, --host 0.0.0.0 and --allowed-host and checks 401, 403 and 421"),
     "python bench/bench_adl.py": Run(timeout=3600, slow=True),
     "python bench/bench_heuristics.py": Run(timeout=1800, slow=True),
+    # UP's own simulator needs minutes at 200 blocks; a tool that is not installed (pddlgym) is an error cell
+    "python bench/bench_adapters.py": Run(timeout=3600, slow=True, check="load average after"),
 }
 
 
