@@ -536,8 +536,11 @@ def ground(domain: str | None, problem: str | None, bundled: str | None, as_json
 @click.option("--proof-budget", type=click.IntRange(0, None), default=0, show_default=True,
               help="States a search may visit after each step to prove a dead end (0: the relaxed proof only).")
 @click.option("--observe", "observation", help="Partial observability rules, e.g. blocksworld-top2 or 'hide on'.")
+@click.option("--backend", type=click.Choice(["auto", "grounded", "lifted"]), default="auto", show_default=True,
+              help="grounded: build every action first (heuristics, landmarks); lifted: instantiate actions as they "
+              "are met (large tasks open in seconds); auto: grounded when a quick estimate says the task is small.")
 def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str, heuristic: str,
-         proof_budget: int, observation: str | None) -> None:
+         proof_budget: int, observation: str | None, backend: str) -> None:
     """Step through a task interactively, as an agent would.
 
     Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
@@ -560,7 +563,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     paths = task_files(domain, problem, bundled)
     try:
         session = open_session(*paths, feedback=feedback, heuristic=heuristic, proof_budget=proof_budget,
-                               observation=observation)
+                               observation=observation, backend=backend)
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)

@@ -38,28 +38,33 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from .errors import ErrorCode, GroundingLimitError
+from .errors import ErrorCode, GroundingLimitError, SourceFile, Span
 from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
-from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or
+from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or, Parameter
 from .normalise import free_variables
-from .task import (
+from .step import (
     FALSE,
     TRUE,
     AdlAction,
-    ConditionalEffect,
     Formula,
-    GeneralParts,
     GroundAction,
     GroundAxiom,
-    GroundingStats,
-    Task,
+    action_source,
+    encode,
+    general_parts,
 )
+from .step import tuple_source as tup
+from .task import GeneralParts, GroundingStats, Task
 
-__all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "check_estimate", "ground", "ground_brute_force"]
+__all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
+           "ground_brute_force", "quantified_size", "stop_check"]
+
+T = TypeVar("T")
 
 _CHECK_EVERY = 4096
 """Candidate actions (and full predicate scans, and queued atoms) between two
@@ -74,9 +79,12 @@ class GroundingOptions:
     action schema enumerates for the parameters no positive precondition
     binds (parameters bound only by a negative precondition, an equality or
     nothing): each time the schema fires, the grounder tries every one of
-    them. ``max_seconds`` is a cooperative time limit (``GROUNDING_TIMEOUT``),
-    checked every few thousand candidate actions; ``None``: no limit. Setting
-    ``cancel`` (from another thread) stops the grounding the same way."""
+    them; and the bindings the quantifiers of one instance range over
+    (:func:`check_estimate`), and the conditional effects of the task.
+    ``max_seconds`` is a cooperative time limit (``GROUNDING_TIMEOUT``),
+    checked every few thousand candidate actions, quantifier bindings and
+    conditional effects; ``None``: no limit. Setting ``cancel`` (from another
+    thread) stops the grounding the same way."""
 
     max_actions: int = 3_000_000
     max_atoms: int = 5_000_000
@@ -123,10 +131,6 @@ def _join_steps(schema: Schema, trigger: int, static: frozenset[int]) -> tuple[l
 
 def _term(x: int) -> str:
     return f"v{x}" if x >= 0 else str(~x)
-
-
-def _key(t: Template, var: Callable[[int], str] = _term) -> str:
-    return f"({', '.join([str(t[0]), *map(var, t[1])])},)"
 
 
 def _bind(lines: list[str], indent: str, source: str, args: tuple[int, ...], bound: set[int],
@@ -209,59 +213,22 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
 
 def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost: bool,
                   sink: str = "actions") -> str:
-    """Source of ``make(a)``: reject ``a`` on equality or static negative
-    preconditions; else intern the precondition and effect atoms (new add
-    effects join the queue), create the ground action and file it in the
-    successor index under its fluent precondition number ``watch`` (or with
-    the actions that have none)."""
-
-    def term(x: int) -> str:
-        return f"a[{x}]" if x >= 0 else str(~x)
-
+    """Source of ``make(a)``: the instantiation of :func:`pypddlengine.step.action_source`
+    (new add effects join the queue), then the ground action is created and
+    filed in the successor index under its fluent precondition number
+    ``watch`` (or with the actions that have none)."""
     lines = ["def make(a):"]
     if schema.residual is not None:  # ADL: decided optimistically (only static atoms can refute it)
         lines.append("    if not possible(a): return")
-    for x, y in schema.eq:
-        lines.append(f"    if {term(x)} != {term(y)}: return")
-    for x, y in schema.neq:
-        lines.append(f"    if {term(x)} == {term(y)}: return")
-    for t in schema.neg:
-        if t[0] in static:
-            lines.append(f"    if {_key(t, term)} in init: return")
-    fluent_pre = [t for t in schema.pre if t[0] not in static]
-    pre = [f"p{i}" for i in range(len(fluent_pre))]
-    known = {t: f"p{i}" for i, t in enumerate(fluent_pre)}  # STRIPS deletes are mostly preconditions
-    for i, t in enumerate(fluent_pre):
-        lines.append(f"    p{i} = ids[{_key(t, term)}]")
-    names: dict[str, list[str]] = {"neg": [], "add": [], "delete": []}
-    count = 0
-    for kind, templates in (("neg", schema.neg), ("add", schema.add), ("delete", schema.delete)):
-        for t in templates:
-            if kind == "neg" and t[0] in static:
-                continue
-            if kind == "delete" and t in known:
-                names[kind].append(known[t])
-                continue
-            v = f"x{count}"
-            count += 1
-            lines.append(f"    k = {_key(t, term)}")
-            lines.append(f"    {v} = ids.get(k)")
-            lines.append(f"    if {v} is None: {v} = intern(k)")
-            if kind == "add":
-                lines.append(f"    if not reached[{v}]:")
-                lines.append(f"        reached[{v}] = True")
-                lines.append("        queue.append(k)")
-            names[kind].append(v)
-
-    def tup(items: list[str]) -> str:
-        return f"({', '.join(items)},)" if items else "()"
-
+    queue = ["    if not reached[{v}]:", "        reached[{v}] = True", "        queue.append(k)"]
+    body, parts = action_source(schema, static, lazy=False, pre_known=True, add_hook=queue)
+    lines += body
     lines.append(f"    n = len({sink})")
     lines.append("    if n >= limit: too_many()")
     cost = "1" if unit_cost or sink != "actions" else "cost_of(a)"
     lines.append(
-        f"    act = GroundAction(n, schema, a, {tup(pre)}, {tup(names['neg'])}, {tup(names['add'])}, "
-        f"{tup(names['delete'])}, {cost})"
+        f"    act = GroundAction(n, schema, a, {tup(parts['pre'])}, {tup(parts['neg'])}, {tup(parts['add'])}, "
+        f"{tup(parts['delete'])}, {cost})"
     )
     lines.append(f"    {sink}.append(act)")
     if sink != "actions":  # an axiom: no successor index
@@ -269,9 +236,9 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     if schema.rules:
         lines.append("    expand(act)")
     lines.append("    by_args[a] = act")
+    pre = parts["pre"]
     if pre:
-        rest = [p for i, p in enumerate(pre) if i != watch]
-        lines.append(f"    act._rest = {tup(rest)}")
+        lines.append(f"    act._rest = {tup([p for i, p in enumerate(pre) if i != watch])}")
         lines.append(f"    bucket = watch.get(p{watch})")
         lines.append(f"    if bucket is None: watch[p{watch}] = [act]")
         lines.append("    else: bucket.append(act)")
@@ -321,7 +288,8 @@ class _General:
         return lambda a: self._possible(cond, schema.binding(a))
 
     def _possible(self, cond: Condition, b: dict[str, int]) -> bool:
-        return self._memoised(False, cond, b, lambda: possible(self.lifted, self.g.static, cond, b))  # type: ignore[return-value]
+        return self._memoised(False, cond, b, lambda: possible(self.lifted, self.g.static, cond, b,  # type: ignore[return-value]
+                                                               self.g.step))
 
     def _encode(self, cond: Condition, b: dict[str, int]) -> Formula:
         return self._memoised(True, cond, b, lambda: self.encode(cond, b))  # type: ignore[return-value]
@@ -331,9 +299,11 @@ class _General:
         schema = act.schema
         base = schema.binding(act.args)
         pending: list[tuple[int, tuple[int, ...]]] = []
+        step = g.step
         for rule in schema.rules:
             names = [v.name for v in rule.variables]
             for combo in itertools.product(*(lifted._domain_of(v.types) for v in rule.variables)):
+                step()
                 b = {**base, **dict(zip(names, combo, strict=True))}
                 if rule.condition is not None and not self._possible(rule.condition, b):
                     continue
@@ -347,53 +317,41 @@ class _General:
                         g.queue.append(key)
                 pending.append((rule.index, combo))
         self.pending[act.id] = pending
+        g.effects += len(pending)
+        if g.effects > g.options.max_actions:
+            raise GroundingLimitError(
+                f"grounding produced more than {g.options.max_actions:,} conditional effects",
+                code=ErrorCode.GROUNDING_LIMIT,
+                hint="the task's forall/when effects are too large to ground; raise the limit if this is intended",
+                details={"limit": g.options.max_actions, "kind": "effects"},
+            )
+
+    def atom(self, key: AtomKey) -> int | bool:
+        """How the finished grounding sees an atom (:data:`pypddlengine.step.AtomRef`):
+        a static atom by its initial value, an unreached one as false."""
+        g = self.g
+        if key[0] in g.static:
+            return key in self.lifted.init
+        i = g.ids.get(key)
+        return i if i is not None and g.reached[i] else False
 
     def encode(self, cond: Condition, b: dict[str, int]) -> Formula:
         """The ground formula of ``cond`` under ``b`` (after the fixpoint)."""
-        g, lifted = self.g, self.lifted
-        match cond:
-            case Atom() | Not(operand=Atom()):
-                negative = isinstance(cond, Not)
-                key = lifted._key(cond.operand if negative else cond, b)  # type: ignore[union-attr, arg-type]
-                if key[0] in g.static:
-                    value = key in lifted.init
-                else:
-                    i = g.ids.get(key)
-                    if i is not None and g.reached[i]:
-                        return ~i if negative else i
-                    value = False
-                return TRUE if value != negative else FALSE
-            case Equals() | Not(operand=Equals()):
-                return TRUE if lifted.holds(cond, b, ()) else FALSE
-            case And(parts=parts) | Or(parts=parts):
-                return _junction(isinstance(cond, And), [self.encode(p, b) for p in parts])
-            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
-                return _junction(isinstance(cond, Forall), [self.encode(body, e) for e in lifted._extend(b, vs)])
-        raise TypeError(f"not a normalised condition: {cond!r}")
+        return encode(self.lifted, cond, b, self.atom, self.g.step)
 
     def finalise(self) -> GeneralParts:
         g, lifted = self.g, self.lifted
+        step = g.step
         for act in g.actions:
-            schema = act.schema
-            b = schema.binding(act.args)
-            cond = TRUE if schema.residual is None else self._encode(schema.residual, b)
+            step()
+            cond, effects = general_parts(lifted, act.schema, act.args, self._encode, g.ids.__getitem__,
+                                          self.pending.get(act.id, ()), step)
             act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
-            effects: list[ConditionalEffect] = []
-            for index, combo in self.pending.get(act.id, ()):
-                rule = schema.rules[index]
-                bb = {**b, **dict(zip((v.name for v in rule.variables), combo, strict=True))}
-                c = TRUE if rule.condition is None else self._encode(rule.condition, bb)
-                if c == FALSE:
-                    continue
-                effects.append(ConditionalEffect(
-                    None if c == TRUE else c,
-                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.adds)),
-                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.deletes)),
-                    index, combo, lifted.rule_cost(schema, rule, bb) if rule.numeric else 0))
-            act.effects = tuple(effects)  # type: ignore[attr-defined]
+            act.effects = effects  # type: ignore[attr-defined]
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
+            step()
             schema = ax.schema
             cond = TRUE if schema.residual is None else self._encode(schema.residual, schema.binding(ax.args))
             if cond != FALSE:
@@ -408,9 +366,11 @@ class _General:
         )
 
 
-def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dict[str, int]) -> bool:
+def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dict[str, int],
+             step: Callable[[], None] | None = None) -> bool:
     """The relaxed reading of an NNF condition: static literals exact, every
-    fluent literal (positive or negative) possible."""
+    fluent literal (positive or negative) possible. ``step`` is called for
+    each binding a quantifier tries (the grounder's time and cancel checks)."""
     match cond:
         case Atom():
             key = lifted._key(cond, b)
@@ -421,30 +381,24 @@ def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dic
         case Equals() | Not(operand=Equals()):
             return lifted.holds(cond, b, lifted.init)
         case And(parts=parts):
-            return all(possible(lifted, static, p, b) for p in parts)
+            return all(possible(lifted, static, p, b, step) for p in parts)
         case Or(parts=parts):
-            return any(possible(lifted, static, p, b) for p in parts)
+            return any(possible(lifted, static, p, b, step) for p in parts)
         case Exists(variables=vs, body=body):
-            return any(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+            return any(possible(lifted, static, body, e, step) for e in _stepped(lifted._extend(b, vs), step))
         case Forall(variables=vs, body=body):
-            return all(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+            return all(possible(lifted, static, body, e, step) for e in _stepped(lifted._extend(b, vs), step))
     raise TypeError(f"not a normalised condition: {cond!r}")
 
 
-def _junction(conjunction: bool, parts: list[Formula]) -> Formula:
-    """Simplified ``(and ...)``/``(or ...)`` of ground formulas."""
-    unit, zero = (TRUE, FALSE) if conjunction else (FALSE, TRUE)
-    kept: list[Formula] = []
-    for p in parts:
-        if p == zero:
-            return zero
-        if p != unit:
-            kept.append(p)
-    if not kept:
-        return unit
-    if len(kept) == 1:
-        return kept[0]
-    return (0 if conjunction else 1, tuple(kept))
+def _stepped(items: Iterator[T], step: Callable[[], None] | None) -> Iterator[T]:
+    """``items``, calling ``step`` before each one (when given)."""
+    if step is None:
+        yield from items
+        return
+    for item in items:
+        step()
+        yield item
 
 
 # ----------------------------------------------------------------------------- the fixpoint
@@ -454,10 +408,10 @@ class _Grounder:
     def __init__(self, lifted: LiftedTask, options: GroundingOptions) -> None:
         self.lifted = lifted
         self.options = options
-        self.cancel = options.cancel
         self.started = time.monotonic()
-        self.deadline = None if options.max_seconds is None else self.started + options.max_seconds
         self.left = [_CHECK_EVERY]
+        self.effects = 0
+        """Conditional effects expanded so far (bounded by ``max_actions``)."""
         self.atoms: list[AtomKey] = []
         self.ids: dict[AtomKey, int] = {}
         self.reached: list[bool] = []
@@ -539,21 +493,20 @@ class _Grounder:
         exec(_trigger_source(schema, index, self.static), ns)
         return ns["trig"]  # type: ignore[return-value]
 
+    def step(self) -> None:
+        """One unit of work outside the generated joins (a quantifier binding, a conditional effect, an
+        instance without preconditions): counts towards :meth:`tick`."""
+        left = self.left
+        left[0] -= 1
+        if left[0] < 0:
+            self.tick()
+
     def tick(self) -> None:
         """Every :data:`_CHECK_EVERY` candidates: stop when cancelled or past the deadline."""
         self.left[0] = _CHECK_EVERY
-        cancelled = self.cancel is not None and self.cancel.is_set()
-        if cancelled or (self.deadline is not None and time.monotonic() > self.deadline):
-            seconds = time.monotonic() - self.started
-            reason = "was cancelled" if cancelled else f"took more than its limit of {self.options.max_seconds:g} s"
-            raise GroundingLimitError(
-                f"grounding {reason} ({seconds:.1f} s, {len(self.actions):,} actions and {len(self.atoms):,} atoms "
-                "so far)",
-                code=ErrorCode.GROUNDING_TIMEOUT,
-                hint="the task is too large to ground in time; use a smaller task or raise the time limit",
-                details={"limit_s": self.options.max_seconds, "kind": "cancelled" if cancelled else "time",
-                         "actions": len(self.actions), "atoms": len(self.atoms)},
-            )
+        _stop_if_due(self.options, self.started, "grounding",
+                     f"{len(self.actions):,} actions and {len(self.atoms):,} atoms so far",
+                     actions=len(self.actions), atoms=len(self.atoms))
 
     def too_many(self) -> None:
         raise GroundingLimitError(
@@ -589,6 +542,7 @@ class _Grounder:
             if not schema.pre:
                 make = self.makers[schema.id]
                 for args in itertools.product(*schema.domains):
+                    self.step()
                     make(args)
         head = 0
         by_pred, by_pos, triggers, left = self.by_pred, self.by_pos, self.triggers, self.left
@@ -611,32 +565,196 @@ class _Grounder:
                 trig(key)
 
 
-def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:
-    """Refuse, before grounding, a schema whose parameters that no positive
-    precondition binds span more than ``options.max_actions`` combinations
-    (``GROUNDING_LIMIT`` at the first such parameter): the grounder would try
-    all of them, each time the schema fires, whatever the negative
-    preconditions and equalities then reject."""
+@dataclass(frozen=True, slots=True)
+class GroundingEstimate:
+    """A cheap, pessimistic guess of a grounding's size, made before it (see
+    :func:`estimate_grounding`)."""
+
+    actions: float
+    atoms: float
+
+    def small(self, limit: float) -> bool:
+        return self.actions <= limit and self.atoms <= 4 * limit
+
+
+def estimate_grounding(lifted: LiftedTask) -> GroundingEstimate:
+    """How many actions and fluent atoms grounding ``lifted`` may produce, in
+    a few milliseconds: per schema, the product of its parameters' type sizes,
+    cut down by its static positive preconditions (which are exact: a
+    parameter pair bound by a static relation of n atoms has at most n
+    values, fewer when one side is already bound, judged from the relation's
+    distinct values per position). Fluent preconditions are not used (which
+    of their atoms are reachable is what grounding finds out), so the guess
+    can only be high: an upper bound up to those estimates' averaging."""
+    static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
+    size: dict[int, int] = {}
+    distinct: dict[tuple[int, int], set[int]] = {}
+    for key in lifted.init:
+        if key[0] in static:
+            size[key[0]] = size.get(key[0], 0) + 1
+            for pos, o in enumerate(key[1:]):
+                distinct.setdefault((key[0], pos), set()).add(o)
+    actions = 0.0
     for schema in lifted.schemas:
+        estimate = 1.0
+        bound: set[int] = set()
+        templates = [t for t in schema.pre if t[0] in static]
+        if any(t[0] not in size for t in templates):
+            continue  # a static precondition no atom satisfies: never applicable
+        while templates:
+            best = min(templates, key=lambda t: _fanout(t, schema, bound, size, distinct))
+            templates.remove(best)
+            if any(a >= 0 and a not in bound for a in best[1]):
+                estimate *= max(_fanout(best, schema, bound, size, distinct), 1.0)
+            bound.update(a for a in best[1] if a >= 0)
+        estimate *= math.prod(len(schema.domains[i]) for i in range(schema.arity) if i not in bound)
+        actions += estimate
+    atoms = 0.0
+    for pid in lifted.fluent_predicates:
+        decl = lifted.domain.predicates[pid]
+        atoms += math.prod(len(lifted._domain_of(p.types)) for p in decl.parameters)
+    return GroundingEstimate(actions, atoms)
+
+
+def _fanout(t: Template, schema: Schema, bound: set[int], size: dict[int, int],
+            distinct: dict[tuple[int, int], set[int]]) -> float:
+    """Expected new bindings of the static atom template ``t`` once ``bound`` are bound."""
+    pred, args = t
+    free = {a for a in args if a >= 0 and a not in bound}
+    known = [len(distinct.get((pred, pos), ())) for pos, a in enumerate(args) if a < 0 or a in bound]
+    return min(size[pred] / max(known, default=1), math.prod(len(schema.domains[a]) for a in free))
+
+
+def _stop_if_due(options: GroundingOptions, started: float, what: str, progress: str, **details: object) -> None:
+    """Raise ``GROUNDING_TIMEOUT`` when ``options.cancel`` is set or
+    ``options.max_seconds`` have passed since ``started``."""
+    cancelled = options.cancel is not None and options.cancel.is_set()
+    seconds = time.monotonic() - started
+    if cancelled or (options.max_seconds is not None and seconds > options.max_seconds):
+        reason = "was cancelled" if cancelled else f"took more than its limit of {options.max_seconds:g} s"
+        raise GroundingLimitError(
+            f"{what} {reason} ({seconds:.1f} s, {progress})",
+            code=ErrorCode.GROUNDING_TIMEOUT,
+            hint="the task is too large to ground in time; use a smaller task or raise the time limit",
+            details={"limit_s": options.max_seconds, "kind": "cancelled" if cancelled else "time", **details},
+        )
+
+
+def stop_check(options: GroundingOptions, started: float, what: str) -> Callable[[], None]:
+    """A ``check`` for work that follows grounding (such as
+    :meth:`Task.relaxed_operators` at session start): it raises
+    ``GROUNDING_TIMEOUT`` once ``options.cancel`` is set or
+    ``options.max_seconds`` have passed since ``started`` (``time.monotonic``)."""
+    return lambda: _stop_if_due(options, started, what, "stopped before it was done")
+
+
+def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:
+    """Refuse, before grounding, what would enumerate more than
+    ``options.max_actions`` combinations (``GROUNDING_LIMIT``, kind
+    ``estimate``): a schema (action or axiom rule) whose parameters that no
+    positive precondition binds span more (the grounder would try all of
+    them, each time the schema fires, whatever the negative preconditions and
+    equalities then reject), or quantifiers that, for one instance of an
+    action or axiom rule or for the goal, range over more bindings (a
+    ``forall``/``exists`` in a condition, a ``forall`` effect and its
+    ``when``: see :func:`quantified_size`)."""
+    limit = options.max_actions
+    for schema in (*lifted.schemas, *lifted.axiom_schemas):
+        what = f"action '{schema.display}'" if schema.axiom is None else f"derived predicate '{schema.display}'"
         bound = {a for _, args in schema.pre for a in args if a >= 0}
         free = [i for i in range(schema.arity) if i not in bound]
         tries = math.prod(len(schema.domains[i]) for i in free)
-        if tries <= options.max_actions:
-            continue
-        names = " ".join(schema.params[i] for i in free)
-        sizes = " x ".join(str(len(schema.domains[i])) for i in free)
-        decl = schema.decl.parameters[free[0]] if len(schema.decl.parameters) > free[0] else None
-        raise GroundingLimitError(
-            f"action '{schema.display}': no positive precondition binds {names}, so grounding would try "
-            f"{sizes} = {tries:.3g} combinations of them, more than the limit of {options.max_actions:,} actions",
-            code=ErrorCode.GROUNDING_LIMIT,
-            span=decl.span if decl is not None else schema.decl.span,
-            source=getattr(lifted.domain, "source", None),
-            hint="bind these parameters with positive preconditions (e.g. a type or a static predicate), or use "
-                 "fewer objects",
-            details={"limit": options.max_actions, "kind": "estimate", "combinations": tries,
-                     "action": schema.display, "parameters": list(schema.params[i] for i in free)},
-        )
+        if tries > limit:
+            names = " ".join(_shown(schema.params[i]) for i in free)
+            sizes = " x ".join(str(len(schema.domains[i])) for i in free)
+            params = schema.decl.parameters
+            decl = params[free[0]] if len(params) > free[0] else None
+            _refuse_estimate(
+                options,
+                f"{what}: no positive precondition binds {names}, so grounding would try "
+                f"{sizes} = {tries:.3g} combinations of them, more than the limit of {limit:,} actions",
+                decl.span if decl is not None and decl.span is not None else schema.decl.span, lifted.domain.source,
+                tries, "bind these parameters with positive preconditions (e.g. a type or a static predicate), or "
+                "use fewer objects",
+                action=schema.display, parameters=[_shown(schema.params[i]) for i in free])
+        body = "precondition" if schema.axiom is None else "body"
+        parts: list[tuple[str, Condition | None, tuple[Parameter, ...]]] = [(body, schema.residual, ())]
+        parts += [("effect", rule.condition, rule.variables) for rule in schema.rules]
+        for part, cond, variables in parts:
+            _check_quantifiers(lifted, options, f"{what}: the quantifiers of its {part}", cond, variables,
+                               schema.decl.span, lifted.domain.source, " for each instance")
+    _check_quantifiers(lifted, options, "the goal's quantifiers", lifted.goal_residual, (), None, lifted.problem.source,
+                       "")
+
+
+def quantified_size(lifted: LiftedTask, cond: Condition | None, variables: tuple[Parameter, ...] = ()) -> int:
+    """The bindings that evaluating the NNF condition ``cond`` (under every
+    binding of the effect variables ``variables``) enumerates for one
+    instance: a literal counts 1, a conjunction or disjunction the sum of its
+    parts, a quantifier the product of its variables' domains times its
+    body, so nested quantifiers multiply."""
+
+    def size(c: Condition) -> int:
+        match c:
+            case And(parts=ps) | Or(parts=ps):
+                return sum(size(p) for p in ps)
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                return math.prod(len(lifted._domain_of(v.types)) for v in vs) * size(body)
+        return 1
+
+    outer = math.prod(len(lifted._domain_of(v.types)) for v in variables)
+    return outer * (1 + (size(cond) if cond is not None else 0)) if variables else (size(cond) if cond else 0)
+
+
+def _check_quantifiers(lifted: LiftedTask, options: GroundingOptions, what: str, cond: Condition | None,
+                       variables: tuple[Parameter, ...], fallback: Span | None, source: SourceFile | None,
+                       per: str) -> None:
+    total = quantified_size(lifted, cond, variables)
+    if total <= options.max_actions:
+        return
+    names: list[Parameter] = list(variables)
+    span: Span | None = None
+
+    def collect(c: Condition) -> None:
+        nonlocal span
+        match c:
+            case And(parts=ps) | Or(parts=ps):
+                for p in ps:
+                    collect(p)
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                span = span or c.span
+                names.extend(vs)
+                collect(body)
+
+    if cond is not None:
+        collect(cond)
+    if variables:
+        span = variables[0].span
+    unique = list(dict.fromkeys(names))
+    sizes = " x ".join(str(len(lifted._domain_of(v.types))) for v in unique)
+    _refuse_estimate(
+        options,
+        f"{what} ({' '.join(_shown(v.name) for v in unique)} over {sizes} objects) take {total:.3g} bindings"
+        f"{per}, more than the limit of {options.max_actions:,}",
+        span or fallback, source, total, "quantify over fewer variables or narrower types, or use fewer objects",
+        parameters=[_shown(v.name) for v in unique])
+
+
+def _shown(variable: str) -> str:
+    """A variable as written (an axiom's existential variables are renamed apart as ``?x~1``)."""
+    return variable.split("~", 1)[0]
+
+
+def _refuse_estimate(options: GroundingOptions, message: str, span: Span | None, source: SourceFile | None,
+                     combinations: int, hint: str, **details: object) -> None:
+    raise GroundingLimitError(
+        message,
+        code=ErrorCode.GROUNDING_LIMIT,
+        span=span,
+        source=source if span is not None else None,
+        hint=hint,
+        details={"limit": options.max_actions, "kind": "estimate", "combinations": combinations, **details},
+    )
 
 
 def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> Task:

@@ -4,12 +4,13 @@ that touches the file system."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from .errors import ErrorCode, InputTooLargeError, PDDLError
 from .syntax import MAX_INPUT_BYTES
 
-__all__ = ["PDDLSource", "PathLike", "is_pddl_text", "read_file", "read_source"]
+__all__ = ["PDDLSource", "PathLike", "is_pddl_text", "read_file", "read_source", "special_file"]
 
 PathLike = str | os.PathLike[str]
 PDDLSource = str | bytes | os.PathLike[str]
@@ -36,6 +37,21 @@ def read_source(source: PDDLSource, kind: str, *, max_bytes: int = MAX_INPUT_BYT
     if isinstance(source, str) and is_pddl_text(source):
         return source, f"<{kind}>"
     return read_file(source, max_bytes=max_bytes), str(source)
+
+
+_SPECIAL = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+            (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+
+
+def special_file(path: PathLike) -> str | None:
+    """What ``path`` is when it exists but is not a regular file (``"a
+    directory"``, ``"a character device"`` such as ``/dev/zero``, ...), else
+    ``None`` (a regular file, or nothing there)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((what for test, what in _SPECIAL if test(mode)), None)
 
 
 def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:

@@ -29,25 +29,31 @@ ENGINE_LAYERS = {
     "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2, "relabel": 2,
     "checker": 3, "normalise": 3,
     "lifted": 4,
-    "validate": 5, "task": 5,
-    "grounding": 6,
-    "feedback": 7, "heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
+    "step": 5, "task": 5, "joins": 5,
+    "grounding": 6, "lazy": 6,
+    "validate": 7, "feedback": 7, "heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
     "session": 8,
     "loading": 9,
     "__init__": 10,
     # the adapters
-    "play": 11, "mcp_server": 11, "cli_relabel": 11,
+    "play": 11, "mcp_server": 11, "cli_relabel": 11, "gym": 11, "up": 11,
     "cli_serve": 12,
     "cli": 13,
 }
-ADAPTERS = 11
+ADAPTER_LAYER = 11
 MCP_LAYERS = {
     "names": 0, "errors": 1, "models": 1, "wire": 1, "access": 2, "store": 2, "render": 3, "inputs": 3,
     "tools": 4, "http": 4, "server": 5, "__init__": 6,
 }
 EXPERIMENT_LAYERS = {"runs": 0, "generators": 0, "planners": 1, "llm": 1, "report": 2, "cli": 3, "commands": 3,
                      "__init__": 4}
-ENGINE_FORBIDDEN = {"pydantic", "click", "mcp", "subprocess", "anthropic", "openai", "unified_planning"}
+ENGINE_FORBIDDEN = {"pydantic", "click", "mcp", "subprocess", "anthropic", "openai", "unified_planning", "gymnasium",
+                    "numpy", "torch"}
+# the ecosystem adapters (optional extras): nothing in the engine imports them, and they reach the engine
+# only through its public API (the package's top-level names; ``bundled`` and ``sources`` for bundled tasks
+# and the one rule telling PDDL text from a file name)
+ECOSYSTEM = {"gym", "up"}
+ECOSYSTEM_MAY_IMPORT = {"pypddlengine", "pypddlengine.bundled", "pypddlengine.sources"}
 NOT_FOR_EXPERIMENTS = {"pypddlengine.cli", "pypddlengine.cli_serve", "pypddlengine.cli_relabel", "pypddlengine.play"}
 """The engine's command-line modules: the experiment side reaches the engine through its library API."""
 
@@ -155,7 +161,7 @@ def test_imports_run_downward_only() -> None:
             elif mine[0] == theirs[0] and (theirs[1], theirs[2]) > (mine[1], mine[2]) and \
                     not (mine[1] == theirs[1] and module.split(".")[1] != owner.split(".")[1]):
                 problems.append(f"{where} (layer {theirs[1:]} above {mine[1:]})")
-            elif mine[0] == theirs[0] == "pypddlengine" and mine[1] == theirs[1] == ADAPTERS and \
+            elif mine[0] == theirs[0] == "pypddlengine" and mine[1] == theirs[1] == ADAPTER_LAYER and \
                     module.split(".")[1] != owner.split(".")[1]:
                 problems.append(f"{where}: adapters of one layer do not import each other")
     assert not problems, "\n".join(problems)
@@ -223,7 +229,7 @@ def test_engine_core_has_no_adapter_dependencies_and_never_prints() -> None:
     problems = []
     for module, path in MODULES.items():
         where = layer(module)
-        if where is None or where[0] != "pypddlengine" or where[1] >= ADAPTERS:
+        if where is None or where[0] != "pypddlengine" or where[1] >= ADAPTER_LAYER:
             continue
         for target, line in imports(path):
             if target.split(".")[0] in ENGINE_FORBIDDEN:
@@ -240,3 +246,16 @@ def test_the_checks_catch_what_they_guard(tmp_path: Path) -> None:
     assert _owner("pypddlengine.mcp_server.tools.reply") == "pypddlengine.mcp_server.tools"
     assert ("pypddl_experiments.runs.records", 1) in [
         (t, 1) for t, _ in imports(MODULES["pypddl_experiments.llm.records"])]
+
+
+def test_the_ecosystem_adapters_use_only_the_public_api() -> None:
+    """The engine never imports them (an upward import to the adapter layer
+    anyway), and they import only the engine's public API."""
+    problems = []
+    for name in sorted(ECOSYSTEM):
+        path = ENGINE / f"{name}.py"
+        assert path.is_file(), f"the adapter module {name}.py is missing"
+        for target, line in imports(path):
+            if target.startswith("pypddlengine") and target not in ECOSYSTEM_MAY_IMPORT:
+                problems.append(f"{name}.py:{line} imports {target}")
+    assert not problems, "\n".join(problems)

@@ -10,16 +10,18 @@ error). Allowed files are shown by their bare names, never their paths.
 
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError
-from ..grounding import GroundingOptions, ground
+from ..grounding import GroundingOptions, stop_check
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
 from ..session import FeedbackLevel, Session
+from ..sources import special_file
 from ..syntax import parse_domain, parse_problem
 from ..task import natural_key
 from . import models as m
@@ -90,6 +92,10 @@ def _one_input(
                 return read_file(path, max_bytes=limit), str(path), f"file:{path}"
             except PDDLError as err:
                 raise ToolFailure.from_pddl(err) from None
+        special = special_file(path)
+        if special is not None:  # say what it is (it exists: "no such file" would mislead)
+            raise ToolFailure(ErrorCode.FILE_NOT_FOUND, f"the {kind} '{clip(name, 80)}' is {special}, not a file",
+                              f"pass the path of a {kind} file, or the PDDL text itself")
     bundled = _bundled_input(kind, name, bundled_domain)
     if bundled is not None:
         return bundled
@@ -157,17 +163,26 @@ def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[st
 def build_session(
     options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, cancel: threading.Event | None = None,
     heuristic: str = "h_ff", proof_budget: int = 0, *,
-    observation: str | None = None, detect_loops: bool | None = None,
+    observation: str | None = None, detect_loops: bool | None = None, backend: str = "auto",
 ) -> Session:
-    """Parse, check and ground (CPU-bound: runs in a worker thread); setting
-    ``cancel`` stops the grounding within a few milliseconds."""
+    """Parse, check and pick the backend (``backend``, see
+    :func:`pypddlengine.session.build_backend`), grounding if chosen
+    (CPU-bound: runs in a worker thread); setting ``cancel`` stops the
+    grounding within a few milliseconds. At the
+    heuristic levels the relaxed operators the first feedback needs are built
+    here too, under the same time limit and cancellation."""
+    started = time.monotonic()
     limit = options.max_pddl_bytes
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    return Session(ground(compile_task(d, p), grounding), feedback=feedback, heuristic=heuristic,
-                   proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
+    session = Session.on(compile_task(d, p), backend=backend, options=grounding, feedback=feedback,
+                         heuristic=heuristic, proof_budget=proof_budget, observation=observation,
+                         detect_loops=detect_loops)
+    if session.feedback_level >= FeedbackLevel.HEURISTIC and session.grounded is not None:
+        session.grounded.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
+    return session
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:

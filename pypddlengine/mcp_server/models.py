@@ -157,7 +157,10 @@ class SessionSummary(_Model):
     static_facts: StateAtoms | None = Field(
         None, description="facts no action changes; left out of later states unless include_static is set"
     )
-    ground_actions: int | None = None
+    backend: str | None = Field(None, description="grounded (every action built up front) or lifted (actions "
+                                "instantiated as met; no heuristic distances, landmarks or relaxed dead-end proofs)")
+    backend_note: str | None = Field(None, description="why this backend")
+    ground_actions: int | None = Field(None, description="ground actions of a grounded session (absent: lifted)")
     applicable_now: int | None = None
     goal_reached: bool | None = None
     feedback_level: str

@@ -21,7 +21,7 @@ from .. import __version__
 from ..bundled import bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import PDDLError
 from . import models as m
-from .access import bind_caller, identify, unbind_caller
+from .access import bind_caller, identify, require_tokens, unbind_caller
 from .errors import INTERNAL_ERROR, INVALID_ARGUMENT, MISSING_ARGUMENT, UNKNOWN_TOOL, ToolFailure, clip, one_line
 from .http import ServeError, serve_http
 from .names import TOOLS
@@ -79,6 +79,8 @@ def _translate(server: "EngineServer", name: str, arguments: dict[str, Any], exc
         return exc
     if isinstance(cause, ToolFailure):
         return cause
+    if isinstance(cause, PDDLError):  # e.g. a lifted session's state with too many actions to list
+        return ToolFailure.from_pddl(cause)
     unexpected_cause = cause is not None and not isinstance(cause, ValidationError | ToolError)
     if isinstance(exc, UnexpectedToolError) or unexpected_cause:
         return ToolFailure(INTERNAL_ERROR, f"{name} failed unexpectedly")
@@ -192,7 +194,9 @@ def run_server(
     ``stdio`` (default) or ``streamable-http`` (alias ``http``) on ``host:port``
     at path ``/mcp``. ``options`` are :class:`ServerOptions` fields; over HTTP
     ``allow_files`` and ``reveal_session_ids`` default to off and
-    ``max_sessions_per_client`` to 8, since any client may connect.
+    ``max_sessions_per_client`` to 8, since any client may connect; a
+    non-loopback ``host`` needs ``auth_tokens`` (``ValueError`` otherwise,
+    see :func:`.access.require_tokens`).
 
     Over HTTP every request passes :class:`.access.HttpGuard` (Host and Origin
     against ``allowed_hosts``/``allowed_origins`` plus loopback and the bound
@@ -203,6 +207,7 @@ def run_server(
     if transport not in ("stdio", "streamable-http"):
         raise ValueError(f"unknown transport '{transport}'; use 'stdio' or 'streamable-http'")
     if transport == "streamable-http":
+        require_tokens(host, options.get("auth_tokens", ()))
         options.setdefault("allow_files", False)
         options.setdefault("reveal_session_ids", False)
         options.setdefault("max_sessions_per_client", 8)

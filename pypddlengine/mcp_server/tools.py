@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 import json
 import threading
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -64,6 +65,8 @@ applicable-action queries grow with the task), like a heuristic one."""
 MAX_PROOF_BUDGET = 100_000
 MAX_WARNINGS = 20
 """Checker warnings an initialise_session reply lists at most."""
+SLOT_POLL_S = 0.25
+"""How often a call waiting for a grounding slot looks whether it was cancelled."""
 
 SessionId = Annotated[
     str, Field(min_length=1, max_length=128, description="the session_id returned by initialise_session")
@@ -238,6 +241,9 @@ async def initialise_session(
                     "the top two blocks of a stack are seen), 'hide PRED [ARG|?...]'; ';' separates rules")] = None,
     detect_loops: Annotated[bool | None, Field(
         description="report repeated states at any feedback level")] = None,
+    backend: Annotated[Literal["auto", "grounded", "lifted"] | None, Field(
+        description="grounded (heuristics, landmarks) or lifted (large tasks open fast); auto: grounded "
+                    "when a size estimate says small")] = None,
 ) -> m.SessionSummary:
     """Start a simulation session on a PDDL task and return its session_id.
 
@@ -253,12 +259,16 @@ async def initialise_session(
 
         def work() -> tuple[Session, Any]:
             slot = store.ground_slot()
-            if not slot.acquire(timeout=opts.grounding_timeout):
-                raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
-                                  f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
+            give_up = time.monotonic() + opts.grounding_timeout
+            while not slot.acquire(timeout=SLOT_POLL_S):  # a call that gives up stops waiting too
+                if cancel.is_set():
+                    raise ToolFailure(SERVER_CAPACITY, "the call was cancelled while it waited for a slot")
+                if time.monotonic() >= give_up:
+                    raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
+                                      f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
             try:
                 built = build_session(opts, spec, level, cancel, heuristic or HEURISTIC_NAMES[0], proof_budget or 0,
-                                      observation=observation, detect_loops=detect_loops)
+                                      observation=observation, detect_loops=detect_loops, backend=backend or "auto")
                 return built, built.goal_status()
             finally:
                 slot.release()
@@ -280,7 +290,8 @@ async def initialise_session(
             rendering=rendering or opts.rendering,
             max_steps=min(max_steps or opts.max_steps, opts.max_steps),
             last_used=store.clock(),
-            threaded=level >= FeedbackLevel.HEURISTIC or len(session.task.actions) > THREADED_ACTIONS,
+            threaded=level >= FeedbackLevel.HEURISTIC or session.grounded is None
+            or len(session.grounded.actions) > THREADED_ACTIONS,
             owner=caller.owner,
             connection=caller.connection,
             tool_calls=1,
@@ -300,7 +311,9 @@ async def initialise_session(
                 actions=summarise_actions(session),
                 goal=sorted(session.lifted.goal_parts(), key=natural_key),
                 static_facts=view.atoms(static) if static else None,
-                ground_actions=len(session.task.actions),
+                backend=session.backend,
+                backend_note=session.backend_note,
+                ground_actions=None if session.grounded is None else len(session.grounded.actions),
                 applicable_now=len(session.applicable_actions()),
                 goal_reached=session.is_goal(),
                 feedback_level=level.name.lower(),
@@ -606,7 +619,7 @@ async def list_sessions(
         for e in chosen
     ]
     return SessionPage(sessions=infos, live=total, max_sessions=opts.max_sessions, ids_redacted=redact,
-                       next_cursor=following, per_client_limit=store.per_client_limit)
+                       next_cursor=following, per_client_limit=store.limit_of(owner))
 
 
 @server_tool(READ_ONLY)

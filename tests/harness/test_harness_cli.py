@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -94,48 +102,62 @@ def test_a_tool_the_server_does_not_list_is_refused(tmp_path: Path, blocks: Path
     assert result.exit_code == 2 and "does not list the tool(s) teleport" in result.output
 
 
-def test_a_second_run_on_the_same_out_is_refused(tmp_path: Path, blocks: Path) -> None:
-    """Two `pypddl experiment run` on one --out: while the first (another
-    process, its model slow to answer) runs, the second is refused with a
-    clear message and exit code 2 and writes nothing; the first ends with
-    its one record."""
-    import os
-    import subprocess
-    import sys
-    import time
-
+@contextmanager
+def _run_with_a_slow_model(blocks: Path, out: Path, delay_s: float) -> Iterator[tuple[list[str], Any, Any]]:
+    """`pypddl experiment run` (direct, one task) in another process whose model
+    answers after ``delay_s``: yields its arguments, the fake server and the
+    process once the model call is under way (it holds the --out lock)."""
     inner = DirectScript(blocks, {"instance-1": "oracle"})
 
     def slow(request):  # type: ignore[no-untyped-def]
         reply = inner(request)
-        reply.delay_s = 4.0
+        reply.delay_s = delay_s
         return reply
 
-    out = tmp_path / "shared"
     with FakeModelServer(slow) as server:
         args = ["run", "--method", "direct", "--provider", "openai", "--model", "scripted", "--tasks",
                 str(blocks / "instance-1.pddl"), "--budget", "60", "--out", str(out), "--base-url",
                 server.openai_base_url]
         env = {**os.environ, "OPENAI_API_KEY": "test-key-not-real"}
-        first = subprocess.Popen([sys.executable, "-m", "pypddlengine.cli", "experiment", *args], env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen([sys.executable, "-m", "pypddlengine.cli", "experiment", *args], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 60
-            while not server.requests and first.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)  # the first holds the lock once its model call is under way
-            assert server.requests, first.communicate()
-            manifest = (out / "manifest.json").read_text()
-            second = CliRunner().invoke(experiment, args)
-            assert second.exit_code == 2
-            assert "in use by another 'pypddl experiment run'" in second.output and "another --out" in second.output
-            assert (out / "manifest.json").read_text() == manifest and len(server.requests) == 1
-            stdout, stderr = first.communicate(timeout=60)
+            while not server.requests and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert server.requests, process.communicate()
+            yield args, server, process
         finally:
-            if first.poll() is None:
-                first.kill()
+            if process.poll() is None:
+                process.kill()
+
+
+def test_a_second_run_on_the_same_out_is_refused(tmp_path: Path, blocks: Path) -> None:
+    """Two `pypddl experiment run` on one --out: while the first (another
+    process, its model slow to answer) runs, the second is refused with a
+    clear message and exit code 2 and writes nothing; the first ends with
+    its one record."""
+    out = tmp_path / "shared"
+    with _run_with_a_slow_model(blocks, out, 4.0) as (args, server, first):
+        manifest = (out / "manifest.json").read_text()
+        second = CliRunner().invoke(experiment, args)
+        assert second.exit_code == 2
+        assert "in use by another 'pypddl experiment run'" in second.output and "another --out" in second.output
+        assert (out / "manifest.json").read_text() == manifest and len(server.requests) == 1
+        stdout, stderr = first.communicate(timeout=60)
     assert first.returncode == 0, stderr
     records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
     assert [(r["instance_id"], r["outcome"]) for r in records] == [("instance-1", "solved")]
+
+
+def test_ctrl_c_exits_130_like_batch(tmp_path: Path, blocks: Path) -> None:
+    """Issue 25 item 9: `experiment run` interrupted by Ctrl-C (SIGINT) exits
+    130 with a word on resuming, as `pypddl batch` does, not 1 'Aborted!'."""
+    with _run_with_a_slow_model(blocks, tmp_path / "out", 30.0) as (_, _, run):
+        run.send_signal(signal.SIGINT)
+        _, stderr = run.communicate(timeout=30)
+    assert run.returncode == 130, stderr
+    assert "interrupted" in stderr and "run the same command again to resume" in stderr and "Aborted" not in stderr
 
 
 # ----------------------------------------------------------------------------- issue 25 item 12

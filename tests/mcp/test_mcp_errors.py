@@ -142,6 +142,15 @@ async def test_an_unused_unsupported_requirement_is_a_warning_in_the_reply(tools
     assert "warnings" not in paper
 
 
+async def test_a_device_or_a_directory_is_named_for_what_it_is(tools: Tools, tmp_path: Path) -> None:
+    """Issue 25 item 9: '/dev/zero' or a folder given as a domain (stdio and in-process
+    servers read files) used to be 'no such domain file'."""
+    for path, what in [("/dev/zero", "a character device"), (str(tmp_path), "a directory")]:
+        reply = await tools.error("initialise_session", domain=path, problem=BW3_PROBLEM)
+        assert reply.code == "FILE_NOT_FOUND"
+        assert f"the domain '{path}' is {what}, not a file" in reply.text and "no such" not in reply.text
+
+
 async def test_misnamed_argument_hint_names_the_real_parameter(tools: Tools) -> None:
     reply = await tools.error("execute_single_action", sessionId="x", action="(a)")
     assert "session_id" in reply.data["error"]["hint"] and "sessionId" in reply.data["error"]["hint"]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from malformed_cases import BASE_DOMAIN, BASE_PROBLEM
 
-from pypddlengine import PDDLSyntaxError, parse_action_ref, parse_domain, parse_plan, parse_problem
+from pypddlengine import PDDLError, PDDLSyntaxError, check, parse_action_ref, parse_domain, parse_plan, parse_problem
 from pypddlengine.model import Add, And, Atom, Constant, Delete, EffectAnd, Not, Variable
 from pypddlengine.printer import format_domain, format_problem
 
@@ -141,6 +141,67 @@ def test_reformatting_keeps_the_model(seed: int) -> None:
     rng = random.Random(seed)
     assert parse_domain(_reformat(BASE_DOMAIN, rng)) == parse_domain(BASE_DOMAIN)
     assert parse_problem(_reformat(BASE_PROBLEM, rng)) == parse_problem(BASE_PROBLEM)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9), ending=st.sampled_from(["\r", "\r\n"]))
+def test_any_line_ending_keeps_the_model_and_the_positions(seed: int, ending: str) -> None:
+    """Issue 25 item 9: a lone CR is a line end (classic Mac files), as CR-LF
+    is; with CR only, a ';' comment used to swallow the rest of the file."""
+    rng = random.Random(seed)
+    domain, problem = _reformat(BASE_DOMAIN, rng), _reformat(BASE_PROBLEM, rng)
+    assert parse_domain(domain.replace("\n", ending)) == parse_domain(domain)
+    assert parse_problem(problem.replace("\n", ending)) == parse_problem(problem)
+    plan = "; the plan\n(pick a)  ; first\n\n(put a b)\n"
+    assert parse_plan(plan.replace("\n", ending)).steps == parse_plan(plan).steps
+    broken = "; a comment first\n" + BASE_DOMAIN.replace("(clear ?x) (handempty))",
+                                                         "(clear ?x) (handempty) (holdin ?x))", 1)
+    line = next(i for i, t in enumerate(broken.splitlines(), 1) if "(holdin ?x)" in t)
+    errors = [err for err in (pytest.raises(PDDLError, load_check, broken.replace("\n", e)).value
+                              for e in ("\n", ending))]
+    assert [(e.code, e.span) for e in errors] == [(errors[0].code, errors[0].span)] * 2
+    assert errors[0].span is not None and errors[0].span.line == line
+
+
+def load_check(text: str) -> None:
+    check(parse_domain(text)).raise_first()
+
+
+@pytest.mark.parametrize(("plan", "where", "char"), [
+    ("(pick-up bl\u00f6ck)\n", "1:12", "\u00f6"),
+    ("(pick a)\n(p\u00fct a b)\n", "2:3", "\u00fc"),
+    ("(pick a)\n(put a \u6728)\n", "2:8", "\u6728"),
+])
+def test_a_non_ascii_name_in_a_plan_is_named_with_its_position(plan: str, where: str, char: str) -> None:
+    """Issue 25 item 9: it used to be UNBALANCED_PARENTHESES at the step's '('."""
+    with pytest.raises(PDDLSyntaxError) as info:
+        parse_plan(plan)
+    err = info.value
+    assert err.code == "PLAN_SYNTAX" and str(err.span) == where
+    assert f"{char!r} (U+{ord(char):04X}) at {where} is not allowed in a PDDL name" in err.message
+    with pytest.raises(PDDLSyntaxError) as info:
+        parse_action_ref(plan.splitlines()[-1])
+    assert info.value.code == "ACTION_SYNTAX" and "is not allowed in a PDDL name" in info.value.message
+
+
+def test_the_input_size_limit_bounds_a_parse(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25 item 9: a 41 MB domain within the old 64 MiB limit parsed for
+    more than 90 s in 1.6 GB; above the limit now it is refused before reading."""
+    import subprocess
+    import sys
+    import time
+
+    from pypddlengine.syntax import MAX_INPUT_BYTES
+
+    assert MAX_INPUT_BYTES == 8 * 1024 * 1024
+    action = "(:action a{} :parameters (?x ?y) :precondition (and (p ?x) (not (p ?y))) :effect (and (p ?y) (not (p ?x))))\n"
+    body = "".join(action.format(i) for i in range(MAX_INPUT_BYTES // len(action) + 2000))
+    (tmp_path / "big.pddl").write_text(f"(define (domain big) (:predicates (p ?x))\n{body})\n")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pypddlengine.cli", "check", str(tmp_path / "big.pddl")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and "error[INPUT_TOO_LARGE]" in proc.stderr, proc.stderr
+    assert time.monotonic() - started < 30
 
 
 def test_printer_round_trip_on_base() -> None:

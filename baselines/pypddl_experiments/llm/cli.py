@@ -10,13 +10,15 @@ from pathlib import Path
 import click
 
 from pypddl_experiments.runs.executors import executor_options
-
-__all__ = ["replay", "run"]
-
 from pypddlengine.mcp_server.names import RENDERINGS
 from pypddlengine.names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 
 from .providers import PROVIDERS
+
+__all__ = ["replay", "run"]
+
+INTERRUPTED = 130
+"""Exit code of ``experiment run`` stopped by Ctrl-C (as ``pypddl batch``)."""
 
 
 def _tool_set(value: str) -> tuple[str, ...] | None:
@@ -100,7 +102,8 @@ def run(**opts: object) -> None:
     Exit codes: 0 done; 1 runs were lost with their Ray workers, or ended
     with errors that say nothing about the model (an unreachable endpoint, a
     bad key: run the same command again to redo them); 2 bad options, or a
-    --base-url that cannot be reached (checked before any run).
+    --base-url that cannot be reached (checked before any run); 130
+    interrupted (Ctrl-C: run the same command again to resume).
 
     \b
     Examples:
@@ -222,6 +225,10 @@ def run(**opts: object) -> None:
 
     try:
         summary = anyio.run(main)
+    except KeyboardInterrupt:  # as `pypddl batch`: 130, and the runs recorded so far stay
+        click.echo(f"interrupted: the runs finished so far are in {out / 'runs.jsonl'}; run the same command again "
+                   "to resume", err=True)
+        sys.exit(INTERRUPTED)
     except RecordsLocked:
         click.echo(f"error: {out} is in use by another 'pypddl experiment run' (its runs.jsonl is locked); "
                    "wait for it to finish, or give another --out", err=True)

@@ -1,11 +1,11 @@
 """Fast Downward run records (``pypddl.run/1``).
 
 The record schema is shared with the LLM harness (its keys are those of
-:func:`pypddl_experiments.llm.runner.build_record`): the same keys in the same meaning, ``null`` where a key does not apply
-to a planner (``agent``, ``llm``, ``usage``, ``attempts``). Planner facts go
-under ``planner`` (the schema's ``alias``, ``returncode``, ``plans_found``,
-``last_plan_s`` first, then ours), run facts that are not in the schema under
-``extra``.
+:func:`pypddl_experiments.llm.runner.build_record`): the same keys in the
+same meaning, ``null`` where a key does not apply to a planner (``agent``,
+``llm``, ``usage``, ``attempts``). Planner facts go under ``planner`` (the
+schema's ``alias``, ``returncode``, ``plans_found``, ``last_plan_s`` first,
+then ours), run facts that are not in the schema under ``extra``.
 
 The file side (the crash-safe, locked :class:`RecordWriter`, the tolerant
 :func:`read_records`, the resume key) lives in :mod:`pypddl_experiments.runs.records`,

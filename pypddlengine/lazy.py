@@ -1,0 +1,411 @@
+"""The lifted backend: a task whose ground actions are built on demand.
+
+:class:`LazyTask` interns atom ids lazily (the initial state's atoms first)
+and instantiates an action the first time it is referred to, with the same
+generated code as the grounder (:func:`pypddlengine.step.action_source`),
+so a state is a ``frozenset`` of atom ids as in a grounded
+:class:`~pypddlengine.task.Task` and a step means the same thing. Nothing is
+grounded up front: memory grows with the atoms and actions actually met.
+
+Derived atoms are computed per state from the axiom rules, stratum by
+stratum: each rule's positive literals are joined with the state, and each
+binding found instantiates a ground axiom (the same encoding as the
+grounder's) that is then checked.
+"""
+
+from __future__ import annotations
+
+import itertools
+from types import CodeType
+from typing import Any
+
+from .errors import ErrorCode, GroundingLimitError, PDDLError
+from .joins import JoinStats, Relations, join_source, namespace
+from .lifted import AtomKey, LiftedTask, Schema
+from .model import And, Atom, Condition, Exists, Forall, Not, Or
+from .step import (
+    FALSE,
+    TRUE,
+    AdlAction,
+    Derive,
+    Formula,
+    GroundAction,
+    GroundAxiom,
+    State,
+    UndefinedCost,
+    action_source,
+    axiom_fires,
+    encode,
+    general_parts,
+    initial_state,
+    tuple_source,
+)
+from .task import StepSpace
+
+__all__ = ["LazyTask"]
+
+_MISSING = object()
+EMIT_WORK = 15
+"""Join steps one candidate action counts for (it is instantiated), beyond its loop step."""
+
+CACHE_LIMIT = 200_000
+"""Instantiated actions kept per task; beyond it the cache starts again
+(actions in a session's history stay alive through the history)."""
+
+
+class LazyTask(StepSpace):
+    """A task whose atoms and actions are interned on first use (see the
+    module docstring). Not thread-safe: one per session or validation."""
+
+    backend = "lifted"
+
+    def __init__(self, lifted: LiftedTask, *, max_work: int = 3_000_000) -> None:
+        """``max_work``: join steps one query of applicable actions (or one
+        computation of derived atoms) may take before it stops with
+        ``GROUNDING_LIMIT`` (a state with too many actions to list)."""
+        self.lifted = lifted
+        self.max_work = max_work
+        self.atoms: list[AtomKey] = sorted(lifted.init)
+        self.atom_ids: dict[AtomKey, int] = dict(zip(self.atoms, range(len(self.atoms)), strict=True))
+        self.static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
+        self._ids = itertools.count()
+        self._cache: dict[tuple[int, tuple[int, ...]], GroundAction | None] = {}
+        self._axiom_cache: dict[tuple[int, tuple[int, ...]], GroundAxiom | None] = {}
+        self.general: object | None = True if lifted.general else None
+        self._joins: _Joins | None = None
+        self._makers = [self._maker(s) for s in (*lifted.schemas, *lifted.axiom_schemas)]
+        intern = self.intern
+        init = range(len(self.atoms))
+        self.static_atoms = frozenset(self.atom_ids[k] for k in lifted.init if k[0] in self.static)
+        self.goal_pos = tuple(intern(k) for k in lifted.goal_pos)
+        self.goal_neg = tuple(intern(k) for k in lifted.goal_neg)
+        self.goal_cond: Formula | None = None
+        if lifted.goal_residual is not None:
+            self.goal_cond = encode(lifted, lifted.goal_residual, {}, self._atom)
+        self.axioms: LiftedAxioms | None = LiftedAxioms(self) if lifted.axiom_schemas else None
+        self.init = initial_state(init)
+        if self.axioms is not None:
+            self.init = self.axioms(self.init)
+
+    @property
+    def derived_atoms(self) -> frozenset[int]:  # type: ignore[override]
+        derived = self.lifted.derived_predicates
+        return frozenset(i for i, k in enumerate(self.atoms) if k[0] in derived) if derived else frozenset()
+
+    # ------------------------------------------------------------------ interning
+
+    def intern(self, key: AtomKey) -> int:
+        i = self.atom_ids.get(key)
+        if i is None:
+            i = self.atom_ids[key] = len(self.atoms)
+            self.atoms.append(key)
+        return i
+
+    def _atom(self, key: AtomKey) -> int | bool:
+        """:data:`pypddlengine.step.AtomRef`: static atoms by their initial value, the rest by id."""
+        if key[0] in self.static:
+            return key in self.lifted.init
+        return self.intern(key)
+
+    def _encode(self, cond: Condition, binding: dict[str, int]) -> Formula:
+        return encode(self.lifted, cond, binding, self._atom)
+
+    def _maker(self, schema: Schema) -> Any:
+        ns: dict[str, Any] = {
+            "ids": self.atom_ids, "atoms": self.atoms, "append": self.atoms.append, "init": self.lifted.init,
+            "schema": schema,
+            "Action": AdlAction if self.general is not None else GroundAction, "GroundAxiom": GroundAxiom,
+            "new_id": self._ids.__next__,
+            "cost_of": lambda a, s=schema: self._cost(s, a),
+        }
+        exec(_maker_code(self.lifted, schema, self.static), ns)
+        return ns["make"]
+
+    def _cost(self, schema: Schema, args: tuple[int, ...]) -> int | float | UndefinedCost:
+        try:
+            return self.lifted.action_cost(schema.instantiate(args))
+        except PDDLError as err:  # an error when executed, not when instantiated
+            return UndefinedCost(err)
+
+    # ------------------------------------------------------------------ actions and axioms
+
+    def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
+        """The ground action ``schema(args)`` (``args`` type-checked), or
+        ``None`` when an equality or a static literal refutes it."""
+        key = (schema.id, args)
+        act = self._cache.get(key, _MISSING)
+        if act is not _MISSING:
+            return act  # type: ignore[return-value]
+        act = self._makers[schema.id](args)
+        if act is not None and self.general is not None:
+            cond, effects = general_parts(self.lifted, schema, args, self._encode, self.intern)
+            if cond == FALSE:
+                act = None
+            else:
+                act.cond = None if cond == TRUE else cond
+                act.effects = effects
+                act.derive = self.axioms
+        cache = self._cache
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        cache[key] = act
+        return act
+
+    def axiom(self, schema: Schema, args: tuple[int, ...]) -> GroundAxiom | None:
+        """The ground axiom of rule ``schema`` for ``args``, ``None`` when refuted statically."""
+        key = (schema.id, args)
+        cache = self._axiom_cache
+        if key in cache:
+            return cache[key]
+        ax = self._makers[schema.id](args)
+        if ax is not None and schema.residual is not None:
+            cond = self._encode(schema.residual, schema.binding(args))
+            ax = None if cond == FALSE else ax._replace(cond=None if cond == TRUE else cond)
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        cache[key] = ax
+        return ax
+
+    def joins(self) -> _Joins:
+        """The successor generator (built on first use: validation needs none)."""
+        if self._joins is None:
+            self._joins = _Joins(self)
+        return self._joins
+
+    def applicable(self, state: State) -> list[GroundAction]:
+        joins = self.joins()
+        joins.move(state)
+        joins.start("listing the applicable actions of this state")
+        out: list[GroundAction] = []
+        for app in joins.applicable:
+            app(out, state)
+        return out
+
+
+def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> CodeType:
+    """The compiled ``make(a)`` of ``schema`` for :class:`LazyTask` (cached on
+    the lifted task: every validation builds a :class:`LazyTask`)."""
+    cache = lifted.generated
+    code = cache.get(("lazy-make", schema.id))
+    if code is not None:
+        return code  # type: ignore[no-any-return]
+    lines = ["def make(a):"]
+    body, parts = action_source(schema, static, lazy=True, intern="ids.setdefault(k, len(atoms)); append(k)")
+    lines += body
+    if schema.axiom is not None:
+        lines.append(f"    return GroundAxiom({parts['add'][0]}, {tuple_source(parts['pre'])}, "
+                     f"{tuple_source(parts['neg'])}, None)")
+    else:
+        lines.append(
+            f"    return Action(new_id(), schema, a, {tuple_source(parts['pre'])}, "
+            f"{tuple_source(parts['neg'])}, {tuple_source(parts['add'])}, {tuple_source(parts['delete'])}, "
+            f"{'cost_of(a)' if lifted.uses_action_costs else '1'})")
+    code = cache[("lazy-make", schema.id)] = compile("\n".join(lines) + "\n", f"<make {schema.name}>", "exec")
+    return code
+
+
+class _Joins:
+    """The lifted successor generator of one :class:`LazyTask`: a generated
+    conjunctive query per action schema and per axiom rule (see
+    :mod:`pypddlengine.joins`), static atoms indexed once, and the fluent
+    atoms of the state last asked about, moved from state to state by the
+    atoms that change."""
+
+    def __init__(self, task: LazyTask) -> None:
+        self.task = task
+        lifted = task.lifted
+        codes, used, reruns = _join_codes(lifted, task.static)
+        npred = len(lifted.predicates)
+        static_rel = Relations(npred, {p: tuple(sorted(v)) for (st, p), v in used.items() if st})
+        static_rel.update(k for k in lifted.init if k[0] in task.static)
+        self.fluent = Relations(npred, {p: tuple(sorted(v)) for (st, p), v in used.items() if not st})
+        self.ids: set[int] = set()
+        """The atom ids :attr:`fluent` holds (static ones included, though not indexed)."""
+        self.source: State | None = None
+        """The frozen state :attr:`ids` equals, when known."""
+        self.reruns = reruns
+        self.left = [task.max_work]
+        self.doing = ""
+        base = {"SK": static_rel.keys, "SP": static_rel.by_pred, "SX": static_rel.by_pos,
+                "FK": self.fluent.keys, "FP": self.fluent.by_pred, "FX": self.fluent.by_pos, "lookup": task.lookup,
+                "left": self.left, "tick": self.tick}
+
+        def function(code: CodeType, schema: Schema, name: str) -> Any:
+            ns = {**base, **namespace(schema), "schema": schema}
+            exec(code, ns)
+            return ns[name]
+
+        self.applicable = [function(codes[("app", s.id)], s, "app") for s in lifted.schemas]
+        self.full = {s.id: function(codes[("full", s.id)], s, "full") for s in lifted.axiom_schemas}
+        self.triggers: dict[int, list[tuple[Schema, Any]]] = {}
+        for s in lifted.axiom_schemas:
+            for i, (pred, _) in enumerate(s.pre):
+                if ("trig", s.id, i) in codes:
+                    self.triggers.setdefault(pred, []).append((s, function(codes[("trig", s.id, i)], s, "trig")))
+
+    def start(self, doing: str) -> None:
+        """Give the next joins the task's work limit."""
+        self.left[0] = self.task.max_work
+        self.doing = doing
+
+    def tick(self) -> None:
+        limit = self.task.max_work
+        raise GroundingLimitError(
+            f"{self.doing} took more than {limit:,} join steps: the state has too many candidate actions (or "
+            "derived atoms) to enumerate",
+            code=ErrorCode.GROUNDING_LIMIT,
+            hint="execute an action by name (that needs no enumeration), or raise the limit (max_actions)",
+            details={"limit": limit, "kind": "lifted"},
+        )
+
+    def move(self, state: State | set[int]) -> None:
+        """Make :attr:`fluent` hold the atoms of ``state``."""
+        if state is self.source:
+            return
+        ids, atoms, static, rel = self.ids, self.task.atoms, self.task.static, self.fluent
+        gone = ids.difference(state)
+        new = state.difference(ids) if isinstance(state, frozenset) else state - ids
+        for i in gone:
+            key = atoms[i]
+            if key[0] not in static:
+                rel.remove(key)
+        for i in new:
+            key = atoms[i]
+            if key[0] not in static:
+                rel.add(key)
+        ids.difference_update(gone)
+        ids.update(new)
+        self.source = state if isinstance(state, frozenset) else None
+
+    def add(self, atom: int, key: AtomKey) -> None:
+        self.ids.add(atom)
+        self.fluent.add(key)
+        self.source = None
+
+
+JoinCodes = tuple[dict[object, CodeType], dict[tuple[bool, int], set[int]], frozenset[int]]
+
+
+def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
+    """The compiled join functions of a task (cached on it): ``app`` per
+    action schema, ``full`` and ``trig`` (one per body atom of a derived
+    predicate of the rule's own stratum) per axiom rule; the looked-up
+    positions; and the strata whose residual conditions read derived atoms of
+    their own stratum (evaluated naively to their fixpoint)."""
+    cached = lifted.generated.get("lazy-joins")
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    stats = JoinStats.of(lifted)
+    used: dict[tuple[bool, int], set[int]] = {}
+    codes: dict[object, CodeType] = {}
+
+    def compiled(source: str, label: str) -> CodeType:
+        return compile(source, label, "exec")
+
+    for schema in lifted.schemas:
+        emit = [f"left[0] -= {EMIT_WORK}", "act = lookup(schema, a)"]  # an instance costs more than a join step
+        if schema.general:
+            emit.append("if act is not None and act.applicable(state): out.append(act)")
+        else:  # the join decided the whole precondition
+            emit.append("if act is not None: out.append(act)")
+        src = join_source(schema, static, stats, name="app", params="out, state", emit=emit, used=used)
+        codes[("app", schema.id)] = compiled(src, f"<applicable {schema.name}>")
+    reruns: set[int] = set()
+    for k, stratum in enumerate(lifted.axiom_strata):
+        own = {s.add[0][0] for s in stratum}
+        names = {lifted.predicates[p] for p in own}
+        for schema in stratum:
+            pred, args = schema.add[0]
+            head = f"({', '.join([str(pred), *[f'v{a}' if a >= 0 else str(~a) for a in args]])},)"
+            emit = [f"out.append((a, {head}))"]
+            src = join_source(schema, static, stats, name="full", params="out", emit=emit, used=used)
+            codes[("full", schema.id)] = compiled(src, f"<axiom {schema.name}>")
+            for i, (p, _) in enumerate(schema.pre):
+                if p in own:
+                    src = join_source(schema, static, stats, name="trig", params="key, out", emit=emit,
+                                      trigger=i, used=used)
+                    codes[("trig", schema.id, i)] = compiled(src, f"<axiom {schema.name} on {i}>")
+            if schema.residual is not None and _predicates(schema.residual) & names:
+                reruns.add(k)
+    result = (codes, used, frozenset(reruns))
+    lifted.generated["lazy-joins"] = result
+    return result
+
+
+def _predicates(cond: Condition) -> set[str]:
+    """The predicates an NNF condition names."""
+    match cond:
+        case Atom(predicate=p):
+            return {p}
+        case Not(operand=x):
+            return _predicates(x)
+        case And(parts=ps) | Or(parts=ps):
+            return set().union(*(_predicates(p) for p in ps))
+        case Exists(body=b) | Forall(body=b):
+            return _predicates(b)
+    return set()
+
+
+class LiftedAxioms(Derive):
+    """Derived atoms of a :class:`LazyTask` state, stratum by stratum,
+    semi-naive: each rule's query is answered once against the state, then
+    each new derived atom triggers only the queries that can use it. A rule
+    with a compound condition has it checked on its ground axiom (the same
+    encoding as the grounder's)."""
+
+    def __init__(self, task: LazyTask) -> None:
+        self.task = task
+        self.predicates = task.lifted.derived_predicates
+
+    @property
+    def derived(self) -> frozenset[int]:  # type: ignore[override]
+        return self.task.derived_atoms
+
+    def __call__(self, state: State | set[int]) -> State:
+        cur = set(state)
+        self.update(cur)
+        out = frozenset(cur)
+        joins = self.task.joins()
+        if joins.source is None and joins.ids == cur:
+            joins.source = out
+        return out
+
+    def update(self, state: set[int]) -> None:
+        task = self.task
+        atoms, preds, ids = task.atoms, self.predicates, task.atom_ids
+        state.difference_update([i for i in state if atoms[i][0] in preds])
+        joins = task.joins()
+        joins.move(state)
+        joins.start("computing the derived atoms of this state")
+        queue: list[AtomKey] = []
+
+        def accept(schema: Schema, found: list[tuple[tuple[int, ...], AtomKey]]) -> None:
+            for args, head in found:
+                h = ids.get(head)
+                if h is None:
+                    h = task.intern(head)
+                if h in state:
+                    continue
+                if schema.residual is not None:
+                    ax = task.axiom(schema, args)
+                    if ax is None or not axiom_fires(ax, state):
+                        continue
+                state.add(h)
+                joins.add(h, head)
+                queue.append(head)
+
+        for k, stratum in enumerate(task.lifted.axiom_strata):
+            while True:
+                before = len(state)
+                for schema in stratum:
+                    found: list[tuple[tuple[int, ...], AtomKey]] = []
+                    joins.full[schema.id](found)
+                    accept(schema, found)
+                while queue:
+                    key = queue.pop()
+                    for schema, trig in joins.triggers.get(key[0], ()):
+                        found = []
+                        trig(key, found)
+                        accept(schema, found)
+                if k not in joins.reruns or len(state) == before:
+                    break  # semi-naive is complete; a compound condition on this stratum needs a naive fixpoint
