@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import (
     ErrorCode,
@@ -66,6 +66,7 @@ from .model import (
     When,
 )
 from .syntax import KNOWN_DOMAIN_SECTIONS, KNOWN_PROBLEM_SECTIONS
+from .usercache import dataclass
 
 __all__ = ["TOTAL_COST", "CheckReport", "PDDLWarning", "check", "ensure_valid", "term_span"]
 

@@ -39,7 +39,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import ErrorCode, GroundingLimitError
 from .gcpause import paused_gc
@@ -58,6 +58,7 @@ from .task import (
     GroundingStats,
     Task,
 )
+from .usercache import dataclass
 
 __all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "check_estimate", "ground", "ground_brute_force"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .checker import TOTAL_COST, CheckReport, ensure_valid
@@ -58,6 +58,7 @@ from .normalise import (
     substitute,
 )
 from .printer import format_condition
+from .usercache import dataclass
 
 __all__ = ["AtomKey", "Instance", "LiftedTask", "Schema", "compile_task"]
 

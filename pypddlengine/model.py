@@ -20,9 +20,10 @@ name and line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import SourceFile, Span
+from .usercache import dataclass
 
 __all__ = [
     "OBJECT_TYPE",

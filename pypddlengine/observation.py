@@ -29,11 +29,11 @@ visible block is on something (it is neither on the table nor held).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from .errors import ErrorCode, ObservationRuleError
 from .lifted import LiftedTask
 from .task import State, Task
+from .usercache import dataclass
 
 __all__ = ["NAMED_RULES", "Observation", "compile_observation"]
 

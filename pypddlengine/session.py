@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
 from .errors import ActionReferenceError, CheckpointError, ErrorCode, PDDLError
@@ -61,6 +61,7 @@ from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import GroundAction, State, Task
+from .usercache import dataclass
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [

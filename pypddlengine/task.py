@@ -20,11 +20,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
 from .lifted import AtomKey, LiftedTask, Schema
+from .usercache import dataclass
 
 __all__ = [
     "FALSE",

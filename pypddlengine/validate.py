@@ -14,12 +14,13 @@ are still listed, one per atom.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import ActionReferenceError, PDDLError, Span, counted
 from .lifted import AtomKey, LiftedTask
 from .model import ActionRef, Plan
 from .syntax import parse_action_ref
+from .usercache import dataclass
 
 __all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
 
