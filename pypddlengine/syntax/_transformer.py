@@ -14,8 +14,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lark import Token, Transformer
-
 from ..errors import ErrorCode, PDDLSyntaxError, Span
 from ..model import (
     OBJECT_TYPE,
@@ -58,6 +56,7 @@ from ..model import (
     Variable,
     When,
 )
+from ._lalr import Token
 
 __all__ = ["PDDLTransformer", "token_span"]
 
@@ -180,7 +179,7 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
     for item in items:
         if isinstance(item, _Run):
             out.extend(item.items)
-        elif isinstance(item, Token):  # a bare GROUND_ATOMS run (in :init)
+        elif isinstance(item, str):  # a bare GROUND_ATOMS run (in :init)
             out.extend(_split_atom_run(item))
         else:
             out.append(item)
@@ -190,7 +189,7 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
 def _pair(c: list[Any], keyword: str, what: str) -> list[Any]:
     """The two operands after a keyword token, whether they came as two
     children or as one run of two atoms."""
-    if len(c) == 2 and isinstance(c[1], Token):
+    if len(c) == 2 and isinstance(c[1], str):
         atoms = _split_atom_run(c[1])
         if len(atoms) != 2:
             span = atoms[2].span if len(atoms) > 2 else token_span(c[0])
@@ -244,8 +243,12 @@ def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     return steps
 
 
-class PDDLTransformer(Transformer):  # type: ignore[type-arg]
-    """Builds model nodes from the grammar in ``pddl.lark``."""
+class PDDLTransformer:
+    """Builds model nodes from the grammar in ``pddl.lark``.
+
+    Its methods are called by either parser runtime (:mod:`._lalr`, or lark
+    when explaining an error), so a token is recognised as a ``str`` (both
+    runtimes' tokens subclass it; no other child is a string)."""
 
     # ------------------------------------------------------------ files
 
@@ -432,7 +435,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def derived_def(self, c: list[Any]) -> DerivedDecl:
         head = c[1]
-        if isinstance(head, Token):  # "(p ?x ?y)" lexed as one atom run
+        if isinstance(head, str):  # "(p ?x ?y)" lexed as one atom run
             atom = _one(_atoms_or_run(head), "one head atom")
             if any(isinstance(t, Constant) for t in atom.terms):
                 raise PDDLSyntaxError(
@@ -459,7 +462,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def type_spec(self, c: list[Any]) -> _TypeSpec:
         arg = c[1]
-        if isinstance(arg, Token):
+        if isinstance(arg, str):
             return _TypeSpec((arg.value.lower(),), token_span(c[0]), (token_span(arg),))
         return _TypeSpec(tuple(t.value.lower() for t in arg), token_span(c[0]), tuple(token_span(t) for t in arg))
 
@@ -499,7 +502,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def gd_equals(self, c: list[Any]) -> Equals | Compare:
         left, right = c[1], c[2]
-        if isinstance(left, Token) and isinstance(right, Token):
+        if isinstance(left, str) and isinstance(right, str):
             return Equals(_term(left), _term(right), token_span(c[0]))
         return Compare("=", self._as_num(left), self._as_num(right), token_span(c[0]))
 
@@ -512,7 +515,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     @staticmethod
     def _as_num(arg: Any) -> Any:
-        if isinstance(arg, Token):  # a bare name or variable used as a number
+        if isinstance(arg, str):  # a bare name or variable used as a number
             return FunctionTerm(arg.value.lower(), (), token_span(arg))
         return arg
 
