@@ -13,7 +13,6 @@ files, bad options).
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -23,10 +22,14 @@ from typing import Any
 import click
 
 from . import __version__
-from .cli_serve import FEEDBACK_LEVELS
 from .errors import counted
 
 OK, INVALID, BAD_INPUT = 0, 1, 2
+
+FEEDBACK_LEVELS = ["paper", "plain", "progress", "heuristic", "full"]
+"""The names of :class:`pypddlengine.session.FeedbackLevel`, for every command
+that takes ``--feedback`` (kept here, importable without the engine; a test
+checks that the two agree)."""
 
 # command name -> ("module:attribute", one-line help); loaded on first use
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -107,6 +110,8 @@ def report_error(err: Exception) -> None:
 
 
 def _echo_json(data: Any) -> None:
+    import json
+
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
 
