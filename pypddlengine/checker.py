@@ -11,7 +11,6 @@ first used). Features are detected from use, not from ``:requirements``.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import field
 
@@ -129,6 +128,8 @@ def term_span(atom_span: Span | None, index: int, source: SourceFile | None) -> 
 
 
 def _suggest(name: str, options: list[str] | set[str] | frozenset[str]) -> str | None:
+    import difflib
+
     close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.75)
     return f"did you mean '{close[0]}'?" if close else None
 

@@ -17,7 +17,6 @@ through :meth:`Schema.instantiate`, so there is one semantics.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
@@ -395,6 +394,8 @@ class LiftedTask:
         helps, ``details["suggestions"]``."""
         schema = self.schema_index.get(ref.name)
         if schema is None:
+            import difflib
+
             close = difflib.get_close_matches(ref.name, list(self.schema_index), n=3, cutoff=0.6)
             names = ", ".join(s.display for s in self.schemas)
             raise ActionReferenceError(
@@ -417,6 +418,8 @@ class LiftedTask:
             oid = self.object_index.get(name)
             span = ref.arg_spans[i] if i < len(ref.arg_spans) else ref.span
             if oid is None:
+                import difflib
+
                 close = difflib.get_close_matches(name, list(self.object_index), n=3, cutoff=0.6)
                 allowed = schema.domains[i]
                 shown = ", ".join(self.object_display[o] for o in allowed[:20])

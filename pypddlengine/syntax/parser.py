@@ -12,14 +12,12 @@ again (``_lark_parser``) and its exception is translated into a
 
 from __future__ import annotations
 
-import difflib
 import functools
 import itertools
 import os
 import re
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCode, InputTooLargeError, PDDLError, PDDLSyntaxError, SourceFile, Span
@@ -51,7 +49,7 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action", ":derived")
 KNOWN_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
 
-_GRAMMAR = Path(__file__).with_name("pddl.lark")
+_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pddl.lark")
 _lock = threading.Lock()
 
 MAX_NESTING = 200
@@ -61,6 +59,12 @@ PDDL nests a few dozen levels at most)."""
 
 
 START = ("pddl_file", "plan", "action_ref")
+
+
+def grammar_text() -> str:
+    """The grammar, ``pddl.lark``: the single source of both parser runtimes."""
+    with open(_GRAMMAR, encoding="utf-8") as f:
+        return f.read()
 
 
 def _cache_file(grammar: str) -> str | bool:
@@ -87,7 +91,7 @@ def _lark_parser() -> Lark:
     from ._lalr_build import lark_options
 
     with _lock:
-        grammar = _GRAMMAR.read_text(encoding="utf-8")
+        grammar = grammar_text()
         return Lark(grammar, transformer=PDDLTransformer(), cache=_cache_file(grammar), **lark_options(START))
 
 
@@ -96,9 +100,8 @@ def _fast_parser() -> tuple[Tables, Any] | None:
     """The tables and the bound transformer, or ``None`` when the tables
     cannot be built (lark then parses everything)."""
     with _lock:
-        grammar = _GRAMMAR.read_text(encoding="utf-8")
         try:
-            tables = load_tables(grammar, START)
+            tables = load_tables(grammar_text(), START)
         except Exception:  # e.g. a grammar needing a lark feature the runtime lacks: lark parses instead
             return None
         return tables, tables.bind(PDDLTransformer())
@@ -381,6 +384,8 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
     hint = None
     if tok.type in {"KEYWORD", "NAME"}:
         options = [w.strip("'") for w in expected if w.startswith("'")]
+        import difflib
+
         close = difflib.get_close_matches(tok.value.lower(), options, n=1, cutoff=0.7)
         if close:
             hint = f"did you mean '{close[0]}'?"

@@ -28,7 +28,7 @@ from pypddlengine.syntax._lalr import ParseFailure, Tables, Tree, load_tables
 from pypddlengine.syntax._lalr_build import build_tables, lark_options
 
 ROOT = Path(__file__).resolve().parents[2]
-GRAMMAR = parser._GRAMMAR.read_text(encoding="utf-8")
+GRAMMAR = parser.grammar_text()
 TOKEN_FIELDS = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
 
 
