@@ -170,13 +170,19 @@ def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any
     return namespace["parts"]  # type: ignore[no-any-return]
 
 
+MAX_REMEMBERED_STEPS = 1 << 18
+"""How many distinct ground steps :meth:`LiftedTask.step` keeps (then it starts afresh)."""
+
+
 class LiftedTask:
-    """A checked domain and problem as integer tables. Immutable after build.
+    """A checked domain and problem as integer tables. Immutable after build
+    (but for the memo of :meth:`step`, which only saves work).
 
     Build with :func:`compile_task`. Rendering helpers turn keys back into
     PDDL text with the spelling of the declarations."""
 
     def __init__(self, domain: Domain, problem: Problem, report: CheckReport) -> None:
+        self._steps: dict[tuple[str, tuple[str, ...]], tuple[Schema, tuple[int, ...], tuple[Any, ...]]] = {}
         self.domain = domain
         self.problem = problem
         self.report = report
@@ -444,6 +450,21 @@ class LiftedTask:
                 )
             ids.append(oid)
         return schema, tuple(ids)
+
+    def step(self, ref: ActionRef) -> tuple[Schema, tuple[int, ...], tuple[Any, ...]]:
+        """:meth:`resolve` and :meth:`Schema.parts` of an action text, remembered
+        by its folded name and arguments: validating many plans of one task
+        (``pypddl validate`` with many plans) resolves each ground action once.
+        Raises as :meth:`resolve` does (failures are not remembered)."""
+        key = (ref.name, ref.args)
+        hit = self._steps.get(key)
+        if hit is None:
+            schema, args = self.resolve(ref)
+            hit = (schema, args, schema.parts(args))
+            if len(self._steps) >= MAX_REMEMBERED_STEPS:
+                self._steps.clear()
+            self._steps[key] = hit
+        return hit
 
     def action_cost(self, inst: Instance) -> int | float:
         """The cost of a ground instance (1 when the task has no action costs)."""

@@ -129,17 +129,16 @@ def validate_plan(
     unit = not task.uses_action_costs
     failure: StepFailure | None = None
     applied = 0
-    resolve = task.resolve
+    ground = task.step
     for number, step in enumerate(steps, start=1):
         try:
             ref = parse_action_ref(step) if isinstance(step, str) else step
-            schema, args = resolve(ref)
-            pre, neg, eq, neq, add, delete = schema.parts(args)
+            schema, args, (pre, neg, eq, neq, add, delete) = ground(ref)
             if (
-                all(k in state for k in pre)
-                and not any(k in state for k in neg)
-                and all(a == b for a, b in eq)
-                and not any(a == b for a, b in neq)
+                state.issuperset(pre)
+                and state.isdisjoint(neg)
+                and (not eq or all(a == b for a, b in eq))
+                and (not neq or not any(a == b for a, b in neq))
                 and (schema.residual is None or task.holds(schema.residual, schema.binding(args), state))
             ):
                 cost += 1 if unit else task.action_cost(schema.instantiate(args))

@@ -222,24 +222,44 @@ def _number(tok: Token) -> Number:
     return Number(value, token_span(tok))
 
 
+_STEP_WORDS: dict[str, tuple[str, tuple[str, ...], str]] = {}
+"""Inner text of a step -> (name, args, text), shared by the plans of a process
+(a batch validation parses many plans of one task: mostly the same steps)."""
+_MAX_STEP_WORDS = 1 << 16
+_new_tuple = tuple.__new__
+
+
 def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     """Plan steps of a GROUND_ATOMS run, keeping each step's original text.
 
     ``span`` covers the whole ``(name arg ...)``; argument spans are left empty
-    and recomputed from the source when a message needs one."""
+    and recomputed from the source when a message needs one. (The loop of
+    :func:`_run_pieces`, inlined: this is the validator's parsing hot path.)"""
     steps: list[PlanStep] = []
-    for inner, span in _run_pieces(tok):
-        words = inner.split()
-        steps.append(
-            PlanStep(
-                words[0].lower(),
-                tuple([w.lower() for w in words[1:]]),
-                span,
-                f"({' '.join(words)})",
-                (),
-                time if not steps else None,
-            )
-        )
+    append = steps.append
+    known = _STEP_WORDS
+    value: str = tok.value
+    line: int = tok.line  # type: ignore[assignment]
+    line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
+    last = 0
+    for m in _RUN_PIECE.finditer(value):
+        inner = m.group(1)
+        if inner is None:  # a comment between atoms
+            continue
+        start = m.start()
+        if value.count("\n", last, start):
+            line += value.count("\n", last, start)
+            line_start = value.rfind("\n", last, start) + 1
+        last = start
+        words = known.get(inner)
+        if words is None:
+            split = inner.split()
+            words = (split[0].lower(), tuple([w.lower() for w in split[1:]]), f"({' '.join(split)})")
+            if len(known) >= _MAX_STEP_WORDS:
+                known.clear()
+            known[inner] = words
+        span = _new_tuple(Span, (line, start - line_start + 1, line, m.end() - line_start + 1))
+        append(PlanStep(words[0], words[1], span, words[2], (), None if steps else time))
     return steps
 
 

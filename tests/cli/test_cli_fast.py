@@ -129,9 +129,10 @@ HEAVY = ("mcp", "pydantic", "click", "lark", "anyio", "httpx", "starlette", "uvi
 
 
 def _modules_after(entry: str, argv: list[str]) -> set[str]:
-    code = (f"import sys\nfrom {entry} import run\n"
-            "try:\n    run(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-            "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n")
+    # printed at exit: the fast route ends with os._exit after the exit handlers
+    code = (f"import atexit, sys\nfrom {entry} import run\n"
+            "atexit.register(lambda: print('\\n'.join(sorted(sys.modules)), file=sys.stderr))\n"
+            "run(sys.argv[1:])\n")
     out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, check=False,
                          input="(unstack b a)\n")
     return set(out.stderr.split())
