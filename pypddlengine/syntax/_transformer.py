@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ErrorCode, PDDLSyntaxError, Span
@@ -129,10 +128,16 @@ def _shared_term(name: str) -> Variable | Constant:
 _RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
 
 
-def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
+_new_tuple = tuple.__new__
+
+
+def _run_pieces(tok: Token) -> list[tuple[str, Span]]:
     """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
     atoms with whitespace and comments between them): each one's inner text
-    and its span."""
+    and its span. (A list, spans built as plain tuples: this loop runs once
+    per step of a plan and per atom of an :init.)"""
+    pieces: list[tuple[str, Span]] = []
+    append = pieces.append
     value: str = tok.value
     line: int = tok.line  # type: ignore[assignment]
     line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
@@ -142,12 +147,12 @@ def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
         if inner is None:  # a comment between atoms
             continue
         start = m.start()
-        newlines = value.count("\n", last, start)
-        if newlines:
-            line += newlines
+        if value.count("\n", last, start):
+            line += value.count("\n", last, start)
             line_start = value.rfind("\n", last, start) + 1
         last = start
-        yield inner, Span(line, start - line_start + 1, line, m.end() - line_start + 1)
+        append((inner, _new_tuple(Span, (line, start - line_start + 1, line, m.end() - line_start + 1))))
+    return pieces
 
 
 def _split_atom_run(tok: Token) -> list[Atom]:
@@ -226,31 +231,17 @@ _STEP_WORDS: dict[str, tuple[str, tuple[str, ...], str]] = {}
 """Inner text of a step -> (name, args, text), shared by the plans of a process
 (a batch validation parses many plans of one task: mostly the same steps)."""
 _MAX_STEP_WORDS = 1 << 16
-_new_tuple = tuple.__new__
 
 
 def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     """Plan steps of a GROUND_ATOMS run, keeping each step's original text.
 
     ``span`` covers the whole ``(name arg ...)``; argument spans are left empty
-    and recomputed from the source when a message needs one. (The loop of
-    :func:`_run_pieces`, inlined: this is the validator's parsing hot path.)"""
+    and recomputed from the source when a message needs one."""
     steps: list[PlanStep] = []
     append = steps.append
     known = _STEP_WORDS
-    value: str = tok.value
-    line: int = tok.line  # type: ignore[assignment]
-    line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
-    last = 0
-    for m in _RUN_PIECE.finditer(value):
-        inner = m.group(1)
-        if inner is None:  # a comment between atoms
-            continue
-        start = m.start()
-        if value.count("\n", last, start):
-            line += value.count("\n", last, start)
-            line_start = value.rfind("\n", last, start) + 1
-        last = start
+    for inner, span in _run_pieces(tok):
         words = known.get(inner)
         if words is None:
             split = inner.split()
@@ -258,7 +249,6 @@ def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
             if len(known) >= _MAX_STEP_WORDS:
                 known.clear()
             known[inner] = words
-        span = _new_tuple(Span, (line, start - line_start + 1, line, m.end() - line_start + 1))
         append(PlanStep(words[0], words[1], span, words[2], (), None if steps else time))
     return steps
 
