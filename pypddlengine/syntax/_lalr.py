@@ -33,7 +33,7 @@ from ..usercache import cache_folder, write_atomic
 
 __all__ = ["FORMAT", "ParseFailure", "Tables", "Token", "Tree", "load_tables"]
 
-FORMAT = 1
+FORMAT = 2
 """Version of the table layout; part of the cache file's name."""
 
 
