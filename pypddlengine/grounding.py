@@ -93,6 +93,8 @@ DEFAULT_OPTIONS = GroundingOptions()
 
 @dataclass(frozen=True, slots=True)
 class _Step:
+    """One atom of a rule body in the order the join visits it."""
+
     pred: int
     args: tuple[int, ...]
     lookup: tuple[int, int] | None  # (position, arg) to index by, or None: scan the predicate

@@ -126,24 +126,32 @@ class Atom:
 
 @dataclass(frozen=True, slots=True)
 class Not:
+    """``(not operand)``."""
+
     operand: Condition
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class And:
+    """``(and part ...)``."""
+
     parts: tuple[Condition, ...]
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Or:
+    """``(or part ...)``."""
+
     parts: tuple[Condition, ...]
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Imply:
+    """``(imply antecedent consequent)``."""
+
     antecedent: Condition
     consequent: Condition
     span: Span | None = _span()
@@ -151,6 +159,8 @@ class Imply:
 
 @dataclass(frozen=True, slots=True)
 class Exists:
+    """``(exists (variables) body)``."""
+
     variables: tuple[Parameter, ...]
     body: Condition
     span: Span | None = _span()
@@ -158,6 +168,8 @@ class Exists:
 
 @dataclass(frozen=True, slots=True)
 class Forall:
+    """``(forall (variables) body)`` in a condition."""
+
     variables: tuple[Parameter, ...]
     body: Condition
     span: Span | None = _span()
@@ -198,6 +210,8 @@ Condition = Atom | Not | And | Or | Imply | Exists | Forall | Equals | Compare |
 
 @dataclass(frozen=True, slots=True)
 class Number:
+    """A numeric constant in an expression."""
+
     value: int | float
     span: Span | None = _span()
 
@@ -233,24 +247,32 @@ NumExpr = Number | FunctionTerm | BinaryExpr
 
 @dataclass(frozen=True, slots=True)
 class Add:
+    """An add effect: ``atom``."""
+
     atom: Atom
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Delete:
+    """A delete effect: ``(not atom)``."""
+
     atom: Atom
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class EffectAnd:
+    """``(and effect ...)`` in an effect."""
+
     parts: tuple[Effect, ...]
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class When:
+    """``(when condition effect)``: a conditional effect."""
+
     condition: Condition
     effect: Effect
     span: Span | None = _span()
@@ -258,6 +280,8 @@ class When:
 
 @dataclass(frozen=True, slots=True)
 class ForallEffect:
+    """``(forall (variables) effect)``: a universal effect."""
+
     variables: tuple[Parameter, ...]
     effect: Effect
     span: Span | None = _span()
@@ -290,6 +314,8 @@ class Parameter:
 
 @dataclass(frozen=True, slots=True)
 class TypeDecl:
+    """A declared type and its parents (``object`` when none is given)."""
+
     name: str
     parents: tuple[str, ...] = (OBJECT_TYPE,)
     span: Span | None = _span()
@@ -310,6 +336,8 @@ class ObjectDecl:
 
 @dataclass(frozen=True, slots=True)
 class PredicateDecl:
+    """A predicate of ``:predicates`` with its typed parameters."""
+
     name: str
     parameters: tuple[Parameter, ...]
     span: Span | None = _span()
@@ -318,6 +346,8 @@ class PredicateDecl:
 
 @dataclass(frozen=True, slots=True)
 class FunctionDecl:
+    """A function of ``:functions`` with its typed parameters and result type."""
+
     name: str
     parameters: tuple[Parameter, ...]
     result: str = "number"
@@ -327,6 +357,8 @@ class FunctionDecl:
 
 @dataclass(frozen=True, slots=True)
 class ActionDecl:
+    """An ``:action``: parameters, precondition and effect as written."""
+
     name: str
     parameters: tuple[Parameter, ...]
     precondition: Condition | None
@@ -395,6 +427,8 @@ InitFact = Atom | Not | NumericFact | TimedLiteral
 
 @dataclass(frozen=True, slots=True)
 class Metric:
+    """``(:metric minimize|maximize expression)``."""
+
     direction: str
     expression: NumExpr
     span: Span | None = _span()
@@ -467,6 +501,8 @@ class PlanStep(ActionRef):
 
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """A parsed plan: its steps in order, and the text they came from."""
+
     steps: tuple[PlanStep, ...]
     source: SourceFile | None = field(default=None, compare=False, repr=False)
 

@@ -135,6 +135,8 @@ class EffectRule:
 
 @dataclass(frozen=True, slots=True)
 class NormalEffect:
+    """An effect split into plain adds and deletes, numeric effects and rules."""
+
     adds: tuple[Atom, ...]
     deletes: tuple[Atom, ...]
     numeric: tuple[NumericEffect, ...]
