@@ -459,7 +459,13 @@ class LiftedTask:
         key = (ref.name, ref.args)
         hit = self._steps.get(key)
         if hit is None:
-            schema, args = self.resolve(ref)
+            schema = self.schema_index.get(ref.name)
+            args = tuple(map(self.object_index.get, ref.args))
+            domains = schema.domain_sets if schema is not None else ()
+            if (schema is None or len(args) != len(domains) or None in args
+                    or (domains.count(None) != len(domains)
+                        and not all(d is None or a in d for a, d in zip(args, domains, strict=True)))):
+                schema, args = self.resolve(ref)  # raises the precise error
             hit = (schema, args, schema.parts(args))
             if len(self._steps) >= MAX_REMEMBERED_STEPS:
                 self._steps.clear()

@@ -24,13 +24,13 @@ then derived in each process: correct, only slower).
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import contextlib
 import dataclasses
 import marshal
 import os
 import sys
-import threading
 import types
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -63,7 +63,7 @@ def cache_folder() -> str | None:
 def write_atomic(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the
     whole new one (concurrent first runs each write a complete file)."""
-    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    tmp = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
@@ -81,7 +81,7 @@ class _CodeCache:
     """Source text -> code object, loaded once per process, saved at exit."""
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = _thread.RLock()
         self.codes: dict[str, Any] | None = None
         self.used: dict[str, Any] = {}
         self.new = False

@@ -54,6 +54,7 @@ from ..model import (
     UnsupportedConstruct,
     Variable,
     When,
+    make_plan_step,
 )
 from ._lalr import Token
 
@@ -249,7 +250,7 @@ def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
             if len(known) >= _MAX_STEP_WORDS:
                 known.clear()
             known[inner] = words
-        append(PlanStep(words[0], words[1], span, words[2], (), None if steps else time))
+        append(make_plan_step(words[0], words[1], span, words[2], None if steps else time))
     return steps
 
 

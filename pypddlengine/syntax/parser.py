@@ -12,11 +12,11 @@ again (``_lark_parser``) and its exception is translated into a
 
 from __future__ import annotations
 
+import _thread
 import functools
 import itertools
 import os
 import re
-import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,7 @@ KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates",
 KNOWN_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
 
 _GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pddl.lark")
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # not threading: its import costs more than the parse of a plan
 
 MAX_NESTING = 200
 """Parentheses nested deeper than this are rejected with ``NESTING_LIMIT``

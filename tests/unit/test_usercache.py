@@ -81,3 +81,18 @@ def test_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("PYPDDL_NO_CACHE", "1")
     assert usercache.cache_folder() is None
     assert not (tmp_path / "pypddlengine").exists()
+
+
+def test_the_fast_plan_step_is_an_ordinary_plan_step() -> None:
+    from pypddlengine.errors import Span
+    from pypddlengine.model import PlanStep, make_plan_step
+
+    made = make_plan_step("stack", ("a", "b"), Span(1, 2, 1, 13), "(stack a b)", 3.0)
+    built = PlanStep("stack", ("a", "b"), Span(1, 2, 1, 13), "(stack a b)", (), 3.0)
+    assert type(made) is PlanStep and made == built and hash(made) == hash(built)
+    assert [getattr(made, f.name) for f in dataclasses.fields(PlanStep)] == \
+        [getattr(built, f.name) for f in dataclasses.fields(PlanStep)]
+    # every field is set by the factory: a field added to PlanStep must be added there too
+    assert [f.name for f in dataclasses.fields(PlanStep)] == ["name", "args", "span", "text", "arg_spans", "time"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.name = "x"  # type: ignore[misc]
