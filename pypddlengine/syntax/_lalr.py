@@ -21,6 +21,7 @@ needs. Tests compare the two runtimes tree by tree on every corpus file.
 
 from __future__ import annotations
 
+import _sre
 import marshal
 import os
 import re
@@ -33,7 +34,7 @@ from ..usercache import cache_folder, write_atomic
 
 __all__ = ["FORMAT", "ParseFailure", "Tables", "Token", "Tree", "load_tables"]
 
-FORMAT = 2
+FORMAT = 3
 """Version of the table layout; part of the cache file's name."""
 
 
@@ -128,6 +129,7 @@ class Tables:
         self.ignore = frozenset(data["ignore"])
         self.newline = frozenset(data["newline"])
         self._lexer_data: list[Any] = data["lexers"]
+        self._compiled_forms: dict[str, tuple[Any, ...]] = data.get("compiled", {})
         self.state_lexer: list[int] = data["state_lexer"]
         # compiled on first use, as lark does: a plan compiles only its own few patterns
         self._scanners: list[Callable[[str, int], re.Match[str] | None] | None] = [None] * len(self._lexer_data)
@@ -135,7 +137,7 @@ class Tables:
 
     def _scanner(self, lexer: int) -> Callable[[str, int], re.Match[str] | None]:
         patterns, unless = self._lexer_data[lexer]
-        compiled = [re.compile(p, f) for p, f in patterns]
+        compiled = [self._compile(p, f) for p, f in patterns]
         if len(compiled) == 1:
             scan = compiled[0].match
         else:
@@ -145,9 +147,21 @@ class Tables:
                     if m:
                         return m
                 return None
-        self._unless[lexer] = {name: [re.compile(p, f) for p, f in pats] for name, pats in unless.items()}
+        self._unless[lexer] = {name: [self._compile(p, f) for p, f in pats] for name, pats in unless.items()}
         self._scanners[lexer] = scan
         return scan
+
+    def _compile(self, pattern: str, flags: int) -> re.Pattern[str]:
+        """``re.compile(pattern, flags)``, from the compiled form stored with
+        the tables when there is one (the tables are specific to this Python
+        and its ``_sre.MAGIC``), so that no regex is compiled in Python."""
+        form = self._compiled_forms.get(f"{flags}:{pattern}")
+        if form is not None:
+            try:
+                return _sre.compile(pattern, *form)  # type: ignore[no-any-return]
+            except (TypeError, ValueError, RuntimeError):
+                self._compiled_forms = {}  # another layout after all: compile as usual from now on
+        return re.compile(pattern, flags)
 
     def bind(self, transformer: Any) -> tuple[list[Callable[[list[Any]], Any]], dict[str, Callable[[Any], Any]]]:
         """Rule callbacks (lark's wrappers around the transformer's methods)
@@ -246,7 +260,8 @@ def _table_file(folder: str, grammar: str) -> str:
 
 def _valid(data: Any, grammar: str, start: tuple[str, ...]) -> bool:
     return (isinstance(data, dict) and data.get("format") == FORMAT and data.get("grammar") == grammar
-            and data.get("python") == list(sys.version_info[:2]) and data.get("start") == list(start))
+            and data.get("python") == list(sys.version_info[:2]) and data.get("start") == list(start)
+            and data.get("sre_magic") == _sre.MAGIC)
 
 
 def load_tables(grammar: str, start: tuple[str, ...]) -> Tables:

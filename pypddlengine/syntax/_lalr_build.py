@@ -39,6 +39,48 @@ def _patterns(scanner: Any) -> list[tuple[str, int]]:
     return [(mre.pattern, mre.flags) for mre in scanner._mres]
 
 
+class _Recorder:
+    """Stands in for the ``_sre`` module while ``re`` compiles a pattern and
+    keeps the arguments of its last ``_sre.compile`` call: the pattern's
+    compiled form, which the runtime hands to ``_sre.compile`` itself."""
+
+    def __init__(self, sre: Any) -> None:
+        self._sre = sre
+        self.args: tuple[Any, ...] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sre, name)
+
+    def compile(self, *args: Any) -> Any:
+        self.args = args
+        return self._sre.compile(*args)
+
+
+def compiled_forms(patterns: set[tuple[str, int]]) -> dict[str, tuple[Any, ...]]:
+    """``pattern -> arguments of _sre.compile`` as the ``re`` module of this
+    Python computes them (its pattern parser and code generator, unchanged).
+    Loading them spares each process the pure-Python regex compiler, a third
+    of parsing a small domain; keyed in the tables by ``_sre.MAGIC``."""
+    from re import _compiler
+
+    forms: dict[str, tuple[Any, ...]] = {}
+    real = _compiler._sre
+    recorder = _Recorder(real)
+    _compiler._sre = recorder  # type: ignore[assignment]
+    try:
+        for pattern, flags in sorted(patterns):
+            recorder.args = None
+            _compiler.compile(pattern, flags)
+            if recorder.args is None or recorder.args[0] != pattern:
+                return {}
+            final, code, groups, groupindex, indexgroup = recorder.args[1:]
+            forms[f"{flags}:{pattern}"] = (int(final), [int(c) for c in code], int(groups), dict(groupindex),
+                                           tuple(indexgroup))  # plain ints: opcodes are int subclasses
+    finally:
+        _compiler._sre = real  # type: ignore[assignment]
+    return forms
+
+
 def _split_scanner(scanner: Any, conf: Any) -> list[tuple[str, int]]:
     """The patterns a state's lexer tries in turn: lark's one union pattern,
     except that the leading higher-priority terminals (the long atom-run
@@ -109,7 +151,13 @@ def build_tables(grammar: str, start: tuple[str, ...]) -> dict[str, Any]:
             lexers.append(entry)
         state_lexer[state] = lexer_ids[key]
     first = next(iter(lexer.lexers.values()))
+    patterns = {p for entry in lexers for p in entry[0]} | {
+        p for entry in lexers for pats in entry[1].values() for p in pats}
+    import _sre
+
     return {
+        "sre_magic": _sre.MAGIC,
+        "compiled": compiled_forms(patterns),
         "format": FORMAT,
         "python": list(sys.version_info[:2]),
         "grammar": grammar,

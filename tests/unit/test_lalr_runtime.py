@@ -182,3 +182,38 @@ def test_no_cache_builds_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert tables.states
     assert not (tmp_path / "pypddlengine").exists()
     assert _lalr.FORMAT >= 1
+
+
+def test_stored_regex_forms_compile_to_the_same_patterns(runtimes: tuple[Tables, Any, Lark]) -> None:
+    """The tables carry each lexer pattern in ``re``'s compiled form; loading
+    it gives the pattern ``re.compile`` gives (same groups, same matches)."""
+    import re
+
+    tables = runtimes[0]
+    forms = dict(tables._compiled_forms)
+    assert forms, "no compiled forms stored: every process would compile the lexer's regexes"
+    samples = ["(on a b) (clear c)", "?x - block", ":precondition", "(and", "0: (pick-up a) [1]", "; c\n x",
+               "-12.5", "<= =", "(not (p))"]
+    for key in forms:
+        flags, pattern = key.split(":", 1)
+        ours, theirs = tables._compile(pattern, int(flags)), re.compile(pattern, int(flags))
+        assert (ours.pattern, ours.flags, ours.groups, ours.groupindex) == \
+            (theirs.pattern, theirs.flags, theirs.groups, theirs.groupindex)
+        for text in samples:
+            for pos in range(len(text)):
+                a, b = ours.match(text, pos), theirs.match(text, pos)
+                assert (a and (a.group(), a.lastgroup)) == (b and (b.group(), b.lastgroup))
+
+
+def test_tables_from_another_regex_engine_are_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("PYPDDL_NO_CACHE", raising=False)
+    load_tables(GRAMMAR, parser.START)
+    (path,) = (tmp_path / "pypddlengine").glob("pddl-lalr-*.marshal")
+    data = marshal.loads(path.read_bytes())
+    data["sre_magic"] -= 1
+    data["compiled"] = {key: (0, [], 0, {}, ()) for key in data["compiled"]}  # unusable forms
+    path.write_bytes(marshal.dumps(data))
+    tables = load_tables(GRAMMAR, parser.START)
+    runtime = (tables, tables.bind(None), Lark(GRAMMAR, **lark_options(parser.START)))
+    assert agree(runtime, BASE_DOMAIN, "pddl_file")
