@@ -112,6 +112,7 @@ COMMANDS: dict[str, Run | Skip] = {
         "tokens, --host 0.0.0.0 and --allowed-host and checks 401, 403 and 421"),
     "python bench/bench_adl.py": Run(timeout=3600, slow=True),
     "python bench/bench_heuristics.py": Run(timeout=1800, slow=True),
+    "python bench/bench_startup.py --venv bench/out/venv": Run(timeout=3600, slow=True),
 }
 
 
