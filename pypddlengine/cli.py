@@ -2,8 +2,9 @@
 
 Each command parses its options, calls the engine (or an adapter) and maps the
 outcome to an exit code. Heavy modules (mcp, unified-planning, the LLM SDKs,
-the baselines) are imported only by the commands that need them, so
-``pypddl validate`` starts fast.
+the baselines) are imported only by the commands that need them. The bodies of
+validate, check and ground live in :mod:`.commands`, whose console entry point
+runs them without importing click at all when their arguments are plain.
 
 Exit codes: 0 success; 1 the input is well-formed but a plan is invalid (or
 ``check`` found errors in the PDDL); 2 bad input (unreadable or malformed
@@ -13,9 +14,7 @@ files, bad options).
 from __future__ import annotations
 
 import importlib
-import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,23 @@ from typing import Any
 import click
 
 from . import __version__
-from .cli_serve import FEEDBACK_LEVELS
-from .errors import counted
+from .commands import (
+    BAD_INPUT,
+    INVALID,
+    OK,
+    check_files,
+    ground_files,
+    report_error,
+    report_warnings,
+    validate_files,
+)
 
-OK, INVALID, BAD_INPUT = 0, 1, 2
+__all__ = ["BAD_INPUT", "FEEDBACK_LEVELS", "INVALID", "LAZY_COMMANDS", "OK", "main", "report_error", "run"]
+
+FEEDBACK_LEVELS = ["paper", "plain", "progress", "heuristic", "full"]
+"""The names of :class:`pypddlengine.session.FeedbackLevel`, for every command
+that takes ``--feedback`` (kept here, importable without the engine; a test
+checks that the two agree)."""
 
 # command name -> ("module:attribute", one-line help); loaded on first use
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -98,25 +110,6 @@ def main() -> None:
     """
 
 
-# ----------------------------------------------------------------------------- helpers
-
-
-def report_error(err: Exception) -> None:
-    """Print an engine error as ``file:line:col: error[CODE]: message`` + snippet."""
-    click.echo(str(err), err=True)
-
-
-def report_warnings(report: Any) -> None:
-    """Print a checked task's warnings (e.g. a declared requirement it never
-    uses) on stderr: every command that loads a task says them the same way."""
-    for warning in report.warnings:
-        click.echo(warning.render(), err=True)
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False))
-
-
 # ----------------------------------------------------------------------------- validate
 
 
@@ -131,75 +124,16 @@ def validate(domain: str, problem: str, plans: Sequence[str], as_json: bool, qui
 
     A plan holds one '(action arg ...)' per line (IPC/VAL format; ';'
     comments, 'N:' prefixes and '[d]' suffixes are accepted). Give '-' to
-    read a plan from stdin. Exit code 0: every plan is valid; 1: a plan is
-    invalid; 2: bad input.
+    read a plan from stdin, or a folder for every file in it (in name order;
+    hidden and .pddl files skipped). The task is parsed once for all plans.
+    Exit code 0: every plan is valid; 1: a plan is invalid; 2: bad input.
 
     \b
-    Example:
+    Examples:
       pypddl validate domain.pddl p01.pddl p01.plan
+      pypddl validate domain.pddl p01.pddl plans/     # every plan in plans/
     """
-    from .gcpause import paused_gc
-
-    with paused_gc():  # a short process building acyclic data: the collector would only rescan it
-        status, results = _validate_all(domain, problem, plans, as_json, quiet)
-    if as_json and not quiet:
-        _echo_json(results if len(results) > 1 else results[0])
-    sys.exit(status)
-
-
-def _validate_all(
-    domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool
-) -> tuple[int, list[dict[str, Any]]]:
-    from .errors import PDDLError
-    from .loading import load_task, read_file
-    from .syntax import parse_plan
-    from .validate import validate_plan
-
-    try:
-        task = load_task(domain, problem)
-    except PDDLError as err:
-        report_error(err)
-        sys.exit(BAD_INPUT)
-    if not quiet:
-        report_warnings(task.report)
-    status = OK
-    results: list[dict[str, Any]] = []
-    for name in plans:
-        try:
-            data = sys.stdin.buffer.read() if name == "-" else read_file(name)
-            plan = parse_plan(data, filename="<stdin>" if name == "-" else name)
-        except PDDLError as err:
-            report_error(err)
-            status = BAD_INPUT
-            results.append({"plan": name, "error": err.to_dict()})
-            continue
-        report = validate_plan(task, plan)
-        if not report.valid and status == OK:
-            status = INVALID
-        results.append({"plan": name, **report.to_dict()})
-        if quiet or as_json:
-            continue
-        click.echo(_describe(name, report))
-    return status, results
-
-
-def _all_steps(n: int) -> str:
-    return "its only step" if n == 1 else "an empty plan" if n == 0 else f"all {n} steps"
-
-
-def _describe(name: str, report: Any) -> str:
-    if report.valid:
-        cost = "" if report.unit_cost else f", cost {report.cost:g}"
-        return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
-    lines = []
-    if report.failure is not None:
-        f = report.failure
-        lines.append(f"{name}: INVALID: step {f.step} {f.action}: {f.message}")
-        lines.extend(f"  unsatisfied precondition: {u}" for u in f.unsatisfied)
-    else:
-        lines.append(f"{name}: INVALID: the goal does not hold after {_all_steps(report.length)}")
-        lines.extend(f"  unsatisfied goal: {g}" for g in report.unsatisfied_goals)
-    return "\n".join(lines)
+    sys.exit(validate_files(domain, problem, plans, as_json, quiet))
 
 
 # ----------------------------------------------------------------------------- check
@@ -220,39 +154,7 @@ def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> No
     Example:
       pypddl check domain.pddl problem.pddl
     """
-    from .checker import check as run_check
-    from .errors import PDDLError
-    from .loading import load_domain, load_problem
-
-    try:
-        d = load_domain(domain)
-        p = load_problem(problem) if problem else None
-    except PDDLError as err:
-        if as_json:
-            _echo_json({"ok": False, "errors": [err.to_dict()], "warnings": []})
-        else:
-            report_error(err)
-        sys.exit(BAD_INPUT)
-    report = run_check(d, p)
-    if as_json:
-        _echo_json({
-            "ok": report.ok,
-            "errors": [e.to_dict() for e in report.errors],
-            "warnings": [w.to_dict() for w in report.warnings] if warnings else [],
-            "features": sorted(report.features),
-        })
-    else:
-        for err in report.errors:
-            click.echo(err.render(), err=True)
-        if warnings:
-            report_warnings(report)
-        what = f"{domain}" + (f" and {problem}" if problem else "")
-        if report.ok:
-            click.echo(f"{what}: ok ({counted(len(report.warnings), 'warning')})")
-        else:
-            click.echo(f"{what}: {counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}",
-                       err=True)
-    sys.exit(OK if report.ok else INVALID)
+    sys.exit(check_files(domain, problem, as_json, warnings))
 
 
 # ----------------------------------------------------------------------------- ground
@@ -270,40 +172,7 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
     Example:
       pypddl ground domain.pddl problem.pddl
     """
-    from .errors import PDDLError
-    from .grounding import GroundingOptions
-    from .grounding import ground as run_ground
-    from .loading import load_task
-
-    start = time.perf_counter()
-    try:
-        lifted = load_task(domain, problem)
-        report_warnings(lifted.report)
-        parsed = time.perf_counter()
-        task = run_ground(lifted, GroundingOptions(max_actions=max_actions))
-    except PDDLError as err:
-        report_error(err)
-        sys.exit(BAD_INPUT)
-    done = time.perf_counter()
-    s = task.stats
-    stats = {
-        "objects": s.objects,
-        "atoms": s.reachable_atoms,
-        "static_atoms": s.static_atoms,
-        "ground_actions": s.actions,
-        "initial_atoms": len(task.init),
-        "goal_atoms": len(task.goal_pos) + len(task.goal_neg),
-        "unreachable_goal_atoms": [lifted.render_key(k) for k in task.unreachable_goals],
-        "parse_check_seconds": round(parsed - start, 4),
-        "ground_seconds": round(done - parsed, 4),
-    }
-    if as_json:
-        _echo_json(stats)
-        return
-    for key, value in stats.items():
-        if key == "unreachable_goal_atoms":
-            value = ", ".join(value) or "none"
-        click.echo(f"{key.replace('_', ' '):<24} {value}")
+    sys.exit(ground_files(domain, problem, as_json, max_actions))
 
 
 # ----------------------------------------------------------------------------- play
@@ -380,11 +249,13 @@ def _bounded_lines(stream: Any, limit: int = MAX_LINE_BYTES) -> Any:
         yield line.decode("utf-8", "replace").rstrip("\r\n")
 
 
-def run() -> None:
-    """Console entry point: ``main`` plus a quiet exit when the reader of our
-    output goes away (``pypddl demo | head``)."""
+def run(argv: Sequence[str] | None = None) -> None:
+    """The click command line (``python -m pypddlengine.cli``): ``main`` plus a
+    quiet exit when the reader of our output goes away (``pypddl demo | head``).
+    The ``pypddl`` script is :func:`pypddlengine.commands.run`, which comes here
+    for everything but plain validate/check/ground argument lists."""
     try:
-        main()
+        main(args=None if argv is None else list(argv))
     except* BrokenPipeError:  # also when wrapped in an async task group (pypddl demo)
         import os
 

@@ -30,12 +30,7 @@ from typing import Any, cast
 import click
 
 from .bundled import DEFAULT_TASK
-
-FEEDBACK_LEVELS = ["paper", "plain", "progress", "heuristic", "full"]
-"""The names of :class:`pypddlengine.session.FeedbackLevel`, for every command
-that takes ``--feedback`` (kept here, importable without the engine; a test
-checks that the two agree)."""
-
+from .cli import FEEDBACK_LEVELS  # defined with the light commands, so that `pypddl validate` need not import this
 
 # ----------------------------------------------------------------------------- serve
 

@@ -39,7 +39,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TypeVar
 
 from .errors import ErrorCode, GroundingLimitError, SourceFile, Span
@@ -60,6 +60,7 @@ from .step import (
 )
 from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
+from .usercache import dataclass
 
 __all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
            "ground_brute_force", "quantified_size", "stop_check"]
@@ -100,6 +101,8 @@ DEFAULT_OPTIONS = GroundingOptions()
 
 @dataclass(frozen=True, slots=True)
 class _Step:
+    """One atom of a rule body in the order the join visits it."""
+
     pred: int
     args: tuple[int, ...]
     lookup: tuple[int, int] | None  # (position, arg) to index by, or None: scan the predicate

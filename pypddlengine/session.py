@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
@@ -72,6 +72,7 @@ from .sources import PDDLSource, read_source
 from .step import ConditionalEffect, GroundAction, State, revert
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import StepSpace, Task
+from .usercache import dataclass
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
