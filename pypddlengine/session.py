@@ -61,7 +61,7 @@ from .errors import (
     PDDLError,
 )
 from .feedback import RelaxedAnalysis, analyse
-from .grounding import DEFAULT_OPTIONS, GroundingOptions, estimate_grounding, ground
+from .grounding import DEFAULT_OPTIONS, GroundingOptions, check_lifted, estimate_grounding, ground
 from .heuristics import relaxed_task
 from .landmarks import LandmarkProgress, Landmarks, find_landmarks
 from .lazy import LazyTask
@@ -270,6 +270,7 @@ def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingO
     if backend == "grounded":
         task = ground(lifted, options)
         return task, f"grounded (as requested): {task.stats.actions:,} ground actions"
+    check_lifted(lifted, options)  # what would make every state's step too large, refused at initialise
     if backend == "lifted":
         return LazyTask(lifted, max_work=options.max_actions), ("lifted (as requested): actions are instantiated as "
                                                                 "the session meets them")

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
-from ..errors import ErrorCode, PDDLError, counted
+from ..errors import ErrorCode, GroundingLimitError, PDDLError, counted
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
 from ..task import natural_key
@@ -304,6 +304,16 @@ def build_server(
             )
             view = View(entry, opts)
 
+            def applicable_now() -> int | None:
+                """How many actions apply in the initial state; None when a lifted session
+                cannot list them (its work limit: the error comes with query_applicable_actions)."""
+                try:
+                    return len(session.applicable_actions())
+                except GroundingLimitError as err:
+                    if err.details.get("kind") != "lifted":
+                        raise
+                    return None
+
             def summary() -> m.SessionSummary:
                 static = session.task.static_atoms & session.observe()
                 return m.SessionSummary(
@@ -318,7 +328,7 @@ def build_server(
                     backend=session.backend,
                     backend_note=session.backend_note,
                     ground_actions=None if session.grounded is None else len(session.grounded.actions),
-                    applicable_now=len(session.applicable_actions()),
+                    applicable_now=applicable_now(),
                     goal_reached=session.is_goal(),
                     feedback_level=level.name.lower(),
                     rendering=entry.rendering,
