@@ -48,14 +48,20 @@ def median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
 # ----------------------------------------------------------------------------- task files
 
 
-def naive_blocksworld_plan(problem_text: str) -> list[str]:
+def naive_blocksworld_plan(problem_text: str, seed: int | None = None) -> list[str]:
     """Put every block on the table, then build the goal towers bottom-up
-    (a valid plan of about 2x(blocks off the table + goal 'on' atoms) steps)."""
+    (a valid plan of about 2x(blocks off the table + goal 'on' atoms) steps).
+    With a ``seed``, the towers are taken down and built in a shuffled order:
+    another valid plan of the same length."""
+    import random
+
     from pypddlengine import parse_problem
 
     problem = parse_problem(problem_text)
     on = {a.terms[0].name: a.terms[1].name for a in problem.init if getattr(a, "predicate", "") == "on"}
     clear = sorted(a.terms[0].name for a in problem.init if getattr(a, "predicate", "") == "clear")
+    order = random.Random(seed).shuffle if seed is not None else (lambda items: None)
+    order(clear)
     plan: list[str] = []
     for top in clear:
         block = top
@@ -73,7 +79,9 @@ def naive_blocksworld_plan(problem_text: str) -> list[str]:
             plan.extend([f"(pick-up {block})", f"(stack {block} {goal[block]})"])
         built.add(block)
 
-    for block in sorted(goal):
+    blocks = sorted(goal)
+    order(blocks)
+    for block in blocks:
         build(block)
     return plan
 

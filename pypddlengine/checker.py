@@ -12,9 +12,8 @@ first used). Features are detected from use, not from ``:requirements``.
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import (
     ErrorCode,
@@ -67,6 +66,7 @@ from .model import (
     When,
 )
 from .syntax import KNOWN_DOMAIN_SECTIONS, KNOWN_PROBLEM_SECTIONS
+from .usercache import dataclass
 
 __all__ = ["TOTAL_COST", "CheckReport", "PDDLWarning", "axiom_levels", "check", "ensure_valid", "negative_cycle",
            "term_span"]
@@ -130,6 +130,8 @@ def term_span(atom_span: Span | None, index: int, source: SourceFile | None) -> 
 
 
 def _suggest(name: str, options: list[str] | set[str] | frozenset[str]) -> str | None:
+    import difflib
+
     close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.75)
     return f"did you mean '{close[0]}'?" if close else None
 
@@ -150,6 +152,7 @@ class _Checker:
         self.action_costs = False
         self._untyped_warned = False
         self.derived: set[str] = {a.predicate for a in domain.axioms}
+        self._agree: dict[tuple[tuple[str, ...], tuple[str, ...], bool], bool] = {}
 
     # ------------------------------------------------------------------ reporting
 
@@ -459,21 +462,17 @@ class _Checker:
 
     def _term(self, term: Term, expected: tuple[str, ...], scope: dict[str, tuple[str, ...]],
               atom_span: Span | None, index: int, owner: str, *, lifted: bool) -> None:
-        def span() -> Span | None:  # only needed when there is something to report
-            return term.span or term_span(atom_span, index, self.source)
-
         if isinstance(term, Variable):
             types = scope.get(term.name)
             if types is None:
                 self.error(PDDLSemanticError, ErrorCode.UNDEFINED_VARIABLE,
-                           f"the variable '{term.name}' is not a parameter here", span(),
-                           hint=_suggest(term.name, set(scope)))
+                           f"the variable '{term.name}' is not a parameter here",
+                           self._term_span(term, atom_span, index), hint=_suggest(term.name, set(scope)))
                 return
-            known = all(t in self.types for t in types) and all(t in self.types for t in expected)
-            if known and expected != (OBJECT_TYPE,) and not self.types.overlaps(types, expected):
+            if not self._types_agree(types, expected, variable=True):
                 self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                            f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
-                           f"but '{term.name}' is of type {_types(types)}", span())
+                           f"but '{term.name}' is of type {_types(types)}", self._term_span(term, atom_span, index))
             return
         types = self.constants.get(term.name)
         if types is None and not lifted:
@@ -481,18 +480,35 @@ class _Checker:
         if types is None:
             if lifted:
                 self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT,
-                           f"the constant '{term.name}' is not declared in the domain's :constants", span(),
-                           hint=_suggest(term.name, set(self.constants)))
+                           f"the constant '{term.name}' is not declared in the domain's :constants",
+                           self._term_span(term, atom_span, index), hint=_suggest(term.name, set(self.constants)))
             else:
                 names = set(self.objects) | set(self.constants)
-                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'", span(),
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_OBJECT, f"undefined object '{term.name}'",
+                           self._term_span(term, atom_span, index),
                            hint=_suggest(term.name, names) or "declare it in :objects")
             return
-        known = all(t in self.types for t in types) and all(t in self.types for t in expected)
-        if known and expected != (OBJECT_TYPE,) and not self.types.fits(types, expected):
+        if not self._types_agree(types, expected, variable=False):
             self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                        f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
-                       f"but '{term.name}' is of type {_types(types)}", span())
+                       f"but '{term.name}' is of type {_types(types)}", self._term_span(term, atom_span, index))
+
+    def _term_span(self, term: Term, atom_span: Span | None, index: int) -> Span | None:
+        """Where a term is written (only needed when there is something to report)."""
+        return term.span or term_span(atom_span, index, self.source)
+
+    def _types_agree(self, actual: tuple[str, ...], expected: tuple[str, ...], *, variable: bool) -> bool:
+        """A term of type ``actual`` may stand where ``expected`` is declared: a
+        constant's type must fit, a variable's only overlap; unknown types are
+        reported elsewhere. Remembered per pair: an :init repeats a few pairs
+        thousands of times."""
+        key = (actual, expected, variable)
+        agree = self._agree.get(key)
+        if agree is None:
+            known = all(t in self.types for t in actual) and all(t in self.types for t in expected)
+            fits = self.types.overlaps if variable else self.types.fits
+            agree = self._agree[key] = not known or expected == (OBJECT_TYPE,) or fits(actual, expected)
+        return agree
 
     # ------------------------------------------------------------------ problem
 

@@ -6,7 +6,9 @@ ground, play) or in :mod:`.cli_serve` and :mod:`.cli_relabel`; other packages
 add theirs through the entry-point group :data:`COMMAND_GROUP` (the experiment
 side: solve, batch, reference, generate, experiment). Heavy modules (mcp, the
 experiment side, the LLM SDKs) are imported only by the commands that need
-them, so ``pypddl validate`` starts fast.
+them. The bodies of validate, check and ground live in :mod:`.commands`,
+whose console entry point (the ``pypddl`` script) runs them without importing
+click at all when their arguments are plain.
 
 Exit codes: 0 success; 1 the input is well-formed but a plan is invalid (or
 ``check`` found errors in the PDDL); 2 bad input (unreadable or malformed
@@ -17,9 +19,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,20 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import counted
+from .file_commands import (
+    BAD_INPUT,
+    INVALID,
+    OK,
+    check_files,
+    ground_files,
+    report_error,
+    report_warnings,
+    validate_files,
+)
 from .names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 
-OK, INVALID, BAD_INPUT = 0, 1, 2
+__all__ = ["BAD_INPUT", "COMMAND_GROUP", "INVALID", "LAZY_COMMANDS", "OK", "main", "register_commands", "report_error",
+           "run", "task_files"]
 
 # command name -> ("module:attribute", one-line help); loaded on first use
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -141,22 +151,6 @@ def main() -> None:
 # ----------------------------------------------------------------------------- helpers
 
 
-def report_error(err: Exception) -> None:
-    """Print an engine error as ``file:line:col: error[CODE]: message`` + snippet."""
-    click.echo(str(err), err=True)
-
-
-def report_warnings(report: Any) -> None:
-    """Print a checked task's warnings (e.g. a declared requirement it never
-    uses) on stderr: every command that loads a task says them the same way."""
-    for warning in report.warnings:
-        click.echo(warning.render(), err=True)
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False))
-
-
 TASK_HELP = "A bundled task instead of DOMAIN and PROBLEM, e.g. blocksworld/p01 (see 'pypddl play --help')."
 
 
@@ -180,17 +174,6 @@ def task_files(domain: str | None, problem: str | None, bundled: str | None) -> 
     return domain, problem
 
 
-def plans_of(problem: Path, folder: Path) -> list[Path]:
-    """The plans of ``problem`` in ``folder``: ``<stem>.plan`` and
-    ``<stem>.plan.<n>`` (numbered anytime plans), in natural order."""
-    from .task import natural_key
-
-    stem = problem.stem
-    found = [p for p in folder.iterdir() if p.is_file() and (p.name == f"{stem}.plan" or
-                                                               p.name.startswith(f"{stem}.plan."))]
-    return sorted(found, key=lambda p: natural_key(p.name))
-
-
 # ----------------------------------------------------------------------------- validate
 
 
@@ -204,19 +187,20 @@ def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bo
 
     A plan holds one '(action arg ...)' per line (IPC/VAL format; ';'
     comments, 'N:' prefixes and '[d]' suffixes are accepted). Give '-' to
-    read a plan from stdin. When PROBLEM is a folder, every problem in it is
-    validated with its plans, <problem>.plan and <problem>.plan.N, found in
-    the folder given as PLAN (default: PROBLEM's folder). Exit code 0: every
-    plan is valid; 1: a plan is invalid; 2: bad input.
+    read a plan from stdin, or a folder for every file in it (in name order;
+    hidden and .pddl files skipped); the task is parsed once for all plans.
+    When PROBLEM is a folder, every problem in it is validated with its
+    plans, <problem>.plan and <problem>.plan.N, found in the folder given as
+    PLAN (default: PROBLEM's folder). Exit code 0: every plan is valid; 1: a
+    plan is invalid; 2: bad input.
 
     \b
     Examples:
       pypddl validate domain.pddl p01.pddl p01.plan
+      pypddl validate domain.pddl p01.pddl plans/     # every plan in plans/
       pypddl validate --task blocksworld/p01 p01.plan
       pypddl validate domain.pddl problems/ plans/
     """
-    from .gcpause import paused_gc
-
     if bundled:
         domain, problem = task_files(None, None, bundled)
         plans = list(files)
@@ -224,119 +208,12 @@ def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bo
         if len(files) < 2:
             raise click.UsageError("give DOMAIN, PROBLEM and PLAN files, or --task NAME and PLAN files")
         domain, problem, plans = files[0], files[1], list(files[2:])
-    folder = not bundled and Path(problem).is_dir()
-    if not plans and not folder:
+    if Path(problem).is_dir():
+        if len(plans) > 1 or (plans and not Path(plans[0]).is_dir()):
+            raise click.UsageError("with a folder of problems, give at most one PLAN folder")
+    elif not plans:
         raise click.UsageError("give at least one PLAN file ('-' reads one from stdin)")
-    with paused_gc():  # a short process building acyclic data: the collector would only rescan it
-        if folder:
-            if len(plans) > 1 or (plans and not Path(plans[0]).is_dir()):
-                raise click.UsageError("with a folder of problems, give at most one PLAN folder")
-            status, results = _validate_folder(domain, Path(problem), Path(plans[0] if plans else problem),
-                                               as_json, quiet)
-        else:
-            status, results = _validate_all(domain, problem, plans, as_json, quiet)
-    if as_json and not quiet:
-        _echo_json(results if len(results) > 1 or folder else results[0])
-    sys.exit(status)
-
-
-def _validate_all(
-    domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool, task: Any = None
-) -> tuple[int, list[dict[str, Any]]]:
-    from .errors import PDDLError
-    from .loading import load_task, read_file
-    from .syntax import parse_plan
-    from .validate import validate_plan
-
-    if task is None:
-        try:
-            task = load_task(domain, problem)
-        except PDDLError as err:
-            report_error(err)
-            sys.exit(BAD_INPUT)
-        if not quiet:
-            report_warnings(task.report)
-    status = OK
-    results: list[dict[str, Any]] = []
-    for name in plans:
-        try:
-            data = sys.stdin.buffer.read() if name == "-" else read_file(name)
-            plan = parse_plan(data, filename="<stdin>" if name == "-" else name)
-        except PDDLError as err:
-            report_error(err)
-            status = BAD_INPUT
-            results.append({"plan": name, "error": err.to_dict()})
-            continue
-        report = validate_plan(task, plan)
-        if not report.valid and status == OK:
-            status = INVALID
-        results.append({"plan": name, **report.to_dict()})
-        if quiet or as_json:
-            continue
-        click.echo(_describe(name, report))
-    return status, results
-
-
-def _validate_folder(domain: str, problems: Path, plan_folder: Path, as_json: bool, quiet: bool
-                     ) -> tuple[int, list[dict[str, Any]]]:
-    """Every problem of a folder with its plans (see :func:`plans_of`)."""
-    from .errors import PDDLError
-    from .lifted import compile_task
-    from .loading import load_domain, load_problem, problem_files
-
-    try:
-        parsed = load_domain(domain)
-    except PDDLError as err:
-        report_error(err)
-        sys.exit(BAD_INPUT)
-    status, results, without = OK, [], []
-    counts = {"valid": 0, "invalid": 0}
-    for problem in problem_files(problems):
-        plans = plans_of(problem, plan_folder)
-        if not plans:
-            without.append(problem)
-            if not quiet and not as_json:
-                click.echo(f"{problem}: no plan ({problem.stem}.plan in {plan_folder})")
-            continue
-        try:
-            task = compile_task(parsed, load_problem(problem))
-        except PDDLError as err:
-            report_error(err)
-            status = BAD_INPUT
-            results.append({"problem": str(problem), "error": err.to_dict()})
-            continue
-        one, found = _validate_all(domain, str(problem), [str(p) for p in plans], as_json, quiet, task)
-        status = max(status, one)
-        for result in found:
-            counts["valid" if result.get("valid") else "invalid"] += 1
-            results.append({"problem": str(problem), **result})
-    if not results:
-        click.echo(f"error: no problem files in {problems}" if not without else
-                   f"error: no plans (<problem>.plan or <problem>.plan.N) in {plan_folder}", err=True)
-        sys.exit(BAD_INPUT)
-    if not quiet and not as_json:
-        click.echo(f"{counts['valid']} valid, {counts['invalid']} invalid, "
-                   f"{counted(len(without), 'problem')} without a plan")
-    return status, results
-
-
-def _all_steps(n: int) -> str:
-    return "its only step" if n == 1 else "an empty plan" if n == 0 else f"all {n} steps"
-
-
-def _describe(name: str, report: Any) -> str:
-    if report.valid:
-        cost = "" if report.unit_cost else f", cost {report.cost:g}"
-        return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
-    lines = []
-    if report.failure is not None:
-        f = report.failure
-        lines.append(f"{name}: INVALID: step {f.step} {f.action}: {f.message}")
-        lines.extend(f"  unsatisfied precondition: {u}" for u in f.unsatisfied)
-    else:
-        lines.append(f"{name}: INVALID: the goal does not hold after {_all_steps(report.length)}")
-        lines.extend(f"  unsatisfied goal: {g}" for g in report.unsatisfied_goals)
-    return "\n".join(lines)
+    sys.exit(validate_files(domain, problem, plans, as_json, quiet))
 
 
 # ----------------------------------------------------------------------------- check
@@ -361,107 +238,9 @@ def check(domain: str | None, problem: str | None, bundled: str | None, as_json:
       pypddl check --task blocksworld/p01
       pypddl check domain.pddl problems/
     """
-    from .checker import check as run_check
-    from .errors import PDDLError
-    from .loading import load_domain, load_problem
-
     if bundled or domain is None:  # DOMAIN alone is checked alone
         domain, problem = task_files(domain, problem, bundled)
-    if problem is not None and Path(problem).is_dir():
-        sys.exit(_check_folder(domain, Path(problem), as_json, warnings))
-    try:
-        d = load_domain(domain)
-        p = load_problem(problem) if problem else None
-    except PDDLError as err:
-        if as_json:
-            _echo_json({"ok": False, "errors": [err.to_dict()], "warnings": []})
-        else:
-            report_error(err)
-        sys.exit(BAD_INPUT)
-    report = run_check(d, p)
-    if as_json:
-        _echo_json({
-            "ok": report.ok,
-            "errors": [e.to_dict() for e in report.errors],
-            "warnings": [w.to_dict() for w in report.warnings] if warnings else [],
-            "features": sorted(report.features),
-        })
-    else:
-        _print_diagnostics(report, warnings)
-        what = f"{domain}" + (f" and {problem}" if problem else "")
-        if report.ok:
-            click.echo(f"{what}: ok ({counted(len(report.warnings), 'warning')})")
-        else:
-            click.echo(f"{what}: {counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')}",
-                       err=True)
-    sys.exit(OK if report.ok else INVALID)
-
-
-def _print_diagnostics(report: Any, warnings: bool, skip: frozenset[str] = frozenset()) -> None:
-    """A check's errors (and warnings) on stderr, leaving out those in ``skip``
-    (a folder's domain diagnostics, said once)."""
-    for err in report.errors:
-        if err.render() not in skip:
-            click.echo(err.render(), err=True)
-    if warnings:
-        for w in report.warnings:
-            if w.render() not in skip:
-                click.echo(w.render(), err=True)
-
-
-def _check_folder(domain: str, folder: Path, as_json: bool, warnings: bool) -> int:
-    """Check DOMAIN once and every problem of ``folder`` against it; the
-    domain's own diagnostics are shown once, not with every problem."""
-    from .checker import check as run_check
-    from .errors import PDDLError
-    from .loading import load_domain, load_problem, problem_files
-
-    try:
-        d = load_domain(domain)
-    except PDDLError as err:
-        if as_json:
-            _echo_json({"ok": False, "errors": [err.to_dict()], "warnings": [], "problems": []})
-        else:
-            report_error(err)
-        return BAD_INPUT
-    files = problem_files(folder)
-    if not files:
-        click.echo(f"error: no problem files in {folder}", err=True)
-        return BAD_INPUT
-    own = run_check(d)
-    seen = frozenset(e.render() for e in (*own.errors, *own.warnings))
-    status = OK if own.ok else INVALID
-    rows: list[dict[str, Any]] = []
-    if not as_json:
-        _print_diagnostics(own, warnings)
-    for problem in files:
-        try:
-            report = run_check(d, load_problem(problem))
-        except PDDLError as err:
-            status = BAD_INPUT
-            rows.append({"problem": str(problem), "ok": False, "errors": [err.to_dict()], "warnings": []})
-            if not as_json:
-                report_error(err)
-            continue
-        if not report.ok and status == OK:
-            status = INVALID
-        errors = [e for e in report.errors if e.render() not in seen]
-        notes = [w for w in report.warnings if w.render() not in seen]
-        rows.append({"problem": str(problem), "ok": not errors,
-                     "errors": [e.to_dict() for e in errors],
-                     "warnings": [w.to_dict() for w in notes] if warnings else []})
-        if not as_json:
-            _print_diagnostics(report, warnings, seen)
-    ok = sum(1 for row in rows if row["ok"])
-    if as_json:
-        _echo_json({"ok": status == OK, "errors": [e.to_dict() for e in own.errors],
-                    "warnings": [w.to_dict() for w in own.warnings] if warnings else [], "problems": rows})
-    else:
-        line = f"{domain}: {counted(len(own.errors), 'error')}; " if own.errors else f"{domain}: "
-        click.echo(line + f"{counted(len(rows), 'problem')}: {ok} ok"
-                   + (f", {len(rows) - ok} with errors" if ok < len(rows) else ""),
-                   err=status != OK)
-    return status
+    sys.exit(check_files(domain, problem, as_json, warnings))
 
 
 # ----------------------------------------------------------------------------- ground
@@ -481,44 +260,8 @@ def ground(domain: str | None, problem: str | None, bundled: str | None, as_json
       pypddl ground domain.pddl problem.pddl
       pypddl ground --task blocksworld/p11 --json
     """
-    from .errors import PDDLError
-    from .grounding import GroundingOptions
-    from .grounding import ground as run_ground
-    from .loading import load_task
-
     domain, problem = task_files(domain, problem, bundled)
-    start = time.perf_counter()
-    try:
-        lifted = load_task(domain, problem)
-        report_warnings(lifted.report)
-        parsed = time.perf_counter()
-        task = run_ground(lifted, GroundingOptions(max_actions=max_actions))
-    except PDDLError as err:
-        if (err.details or {}).get("kind") in ("actions", "estimate"):  # the one limit this command sets
-            err.hint = (f"{err.hint}; " if err.hint else "") + \
-                f"--max-actions N raises the limit ({max_actions:,} now)"
-        report_error(err)
-        sys.exit(BAD_INPUT)
-    done = time.perf_counter()
-    s = task.stats
-    stats = {
-        "objects": s.objects,
-        "atoms": s.reachable_atoms,
-        "static_atoms": s.static_atoms,
-        "ground_actions": s.actions,
-        "initial_atoms": len(task.init),
-        "goal_atoms": len(task.goal_pos) + len(task.goal_neg),
-        "unreachable_goal_atoms": [lifted.render_key(k) for k in task.unreachable_goals],
-        "parse_check_seconds": round(parsed - start, 4),
-        "ground_seconds": round(done - parsed, 4),
-    }
-    if as_json:
-        _echo_json(stats)
-        return
-    for key, value in stats.items():
-        if key == "unreachable_goal_atoms":
-            value = ", ".join(value) or "none"
-        click.echo(f"{key.replace('_', ' '):<24} {value}")
+    sys.exit(ground_files(domain, problem, as_json, max_actions))
 
 
 # ----------------------------------------------------------------------------- play
@@ -590,11 +333,13 @@ def _bounded_lines(stream: Any, limit: int = MAX_LINE_BYTES) -> Any:
         yield line.decode("utf-8", "replace").rstrip("\r\n")
 
 
-def run() -> None:
-    """Console entry point: ``main`` plus a quiet exit when the reader of our
-    output goes away (``pypddl demo | head``)."""
+def run(argv: Sequence[str] | None = None) -> None:
+    """The click command line (``python -m pypddlengine.cli``): ``main`` plus a
+    quiet exit when the reader of our output goes away (``pypddl demo | head``).
+    The ``pypddl`` script is :func:`pypddlengine.commands.run`, which comes here
+    for everything but plain validate/check/ground argument lists."""
     try:
-        main()
+        main(args=None if argv is None else list(argv))
     except* BrokenPipeError:  # also when wrapped in an async task group (pypddl demo)
         import os
 

@@ -18,10 +18,10 @@ is ``UNKNOWN``.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from .heuristics import INF, relaxed_task
 from .task import GroundAction, State, StepSpace, Task
+from .usercache import dataclass
 
 __all__ = ["DEAD_END", "NO_PLAN", "PLAN_EXISTS", "UNKNOWN", "DeadEndVerdict", "breadth_first_search", "dead_end"]
 

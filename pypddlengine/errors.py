@@ -12,8 +12,10 @@ This module is the bottom layer: it imports nothing from the package.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
+
+from .usercache import dataclass
 
 __all__ = [
     "ActionReferenceError",

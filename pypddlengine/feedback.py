@@ -19,10 +19,9 @@ reported is a real dead end. Costs are exact numbers; ``None`` stands for
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .heuristics import relaxed_task
 from .task import GroundAction, State, Task
+from .usercache import dataclass
 
 __all__ = ["RelaxedAnalysis", "analyse"]
 

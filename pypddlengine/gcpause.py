@@ -5,9 +5,9 @@ A leaf module (no imports from the package) so that any layer can use it.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import gc
-import threading
 from collections.abc import Iterator
 
 __all__ = ["FULL_COLLECTION_SHARE", "paused_gc"]
@@ -19,7 +19,7 @@ survived it (CPython's own rule for the oldest generation), or 100,000."""
 
 _MIN_MOVED = 100_000
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _active = 0  # paused_gc blocks running now, in any thread
 _enable_after = False  # whether the collector was on when the first of them started
 _moved = 0  # objects unfrozen into the oldest generation since the last full collection

@@ -38,8 +38,8 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import field
 from typing import TypeVar
 
 from .errors import ErrorCode, GroundingLimitError, SourceFile, Span
@@ -60,9 +60,10 @@ from .step import (
 )
 from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
+from .usercache import dataclass
 
 __all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
-           "ground_brute_force", "quantified_size", "stop_check"]
+           "check_lifted", "check_quantifiers", "ground_brute_force", "quantified_size", "stop_check"]
 
 T = TypeVar("T")
 
@@ -100,6 +101,8 @@ DEFAULT_OPTIONS = GroundingOptions()
 
 @dataclass(frozen=True, slots=True)
 class _Step:
+    """One atom of a rule body in the order the join visits it."""
+
     pred: int
     args: tuple[int, ...]
     lookup: tuple[int, int] | None  # (position, arg) to index by, or None: scan the predicate
@@ -658,8 +661,25 @@ def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIO
     action or axiom rule or for the goal, range over more bindings (a
     ``forall``/``exists`` in a condition, a ``forall`` effect and its
     ``when``: see :func:`quantified_size`)."""
+    _check_unbound(lifted, options, (*lifted.schemas, *lifted.axiom_schemas))
+    check_quantifiers(lifted, options)
+
+
+def check_lifted(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:
+    """What bounds the lifted backend as much as the grounder, refused the same
+    way (``GROUNDING_LIMIT``, kind ``estimate``): quantifiers (see
+    :func:`check_quantifiers`; an instance's are expanded each time it is met)
+    and the unbound parameters of derived-predicate rules (derived atoms are
+    computed in every state, the initial one first). An action's unbound
+    parameters are not refused: they only make listing a state's actions stop
+    at the lifted work limit, and an action named directly still executes."""
+    _check_unbound(lifted, options, lifted.axiom_schemas)
+    check_quantifiers(lifted, options)
+
+
+def _check_unbound(lifted: LiftedTask, options: GroundingOptions, schemas: Iterable[Schema]) -> None:
     limit = options.max_actions
-    for schema in (*lifted.schemas, *lifted.axiom_schemas):
+    for schema in schemas:
         what = f"action '{schema.display}'" if schema.axiom is None else f"derived predicate '{schema.display}'"
         bound = {a for _, args in schema.pre for a in args if a >= 0}
         free = [i for i in range(schema.arity) if i not in bound]
@@ -677,6 +697,16 @@ def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIO
                 tries, "bind these parameters with positive preconditions (e.g. a type or a static predicate), or "
                 "use fewer objects",
                 action=schema.display, parameters=[_shown(schema.params[i]) for i in free])
+
+
+def check_quantifiers(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:
+    """Refuse (``GROUNDING_LIMIT``, kind ``estimate``) quantifiers that, for
+    one instance of an action or axiom rule or for the goal, range over more
+    than ``options.max_actions`` bindings. Unlike the size of the whole
+    grounding, this bounds every backend: the lifted one expands an
+    instance's quantifiers too, each time it meets the instance."""
+    for schema in (*lifted.schemas, *lifted.axiom_schemas):
+        what = f"action '{schema.display}'" if schema.axiom is None else f"derived predicate '{schema.display}'"
         body = "precondition" if schema.axiom is None else "body"
         parts: list[tuple[str, Condition | None, tuple[Parameter, ...]]] = [(body, schema.residual, ())]
         parts += [("effect", rule.condition, rule.variables) for rule in schema.rules]

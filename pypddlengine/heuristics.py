@@ -51,10 +51,10 @@ import os
 import weakref
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from .task import GroundAction, State, Task
+from .usercache import dataclass
 
 __all__ = ["ACCELERATED", "HEURISTICS", "INF", "Evaluation", "RelaxedTask", "relaxed_task"]
 

@@ -40,10 +40,10 @@ from __future__ import annotations
 import time
 from array import array
 from collections import deque
-from dataclasses import dataclass
 
 from .heuristics import RelaxedTask, _relaxed, relaxed_task
 from .task import State, Task
+from .usercache import dataclass
 
 __all__ = ["LandmarkProgress", "Landmarks", "find_landmarks"]
 

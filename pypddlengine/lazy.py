@@ -20,6 +20,7 @@ from types import CodeType
 from typing import Any
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
+from .grounding import quantified_size
 from .joins import JoinStats, Relations, join_source, namespace
 from .lifted import AtomKey, LiftedTask, Schema
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
@@ -303,7 +304,10 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
         return compile(source, label, "exec")
 
     for schema in lifted.schemas:
-        emit = [f"left[0] -= {EMIT_WORK}", "act = lookup(schema, a)"]  # an instance costs more than a join step
+        # an instance costs more than a join step; a general one also evaluates its residual precondition,
+        # whose quantifiers enumerate their bindings each time (so the work limit bounds them too)
+        work = EMIT_WORK + (quantified_size(lifted, schema.residual) if schema.general else 0)
+        emit = [f"left[0] -= {work}", "act = lookup(schema, a)"]
         if schema.general:
             emit.append("if act is not None and act.applicable(state): out.append(act)")
         else:  # the join decided the whole precondition

@@ -19,10 +19,9 @@ which evaluate conditions on atom keys with :meth:`LiftedTask.holds` to say
 
 from __future__ import annotations
 
-import difflib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .checker import TOTAL_COST, CheckReport, axiom_levels, ensure_valid, negative_cycle
@@ -58,6 +57,7 @@ from .normalise import (
     substitute,
 )
 from .printer import format_condition
+from .usercache import dataclass
 
 __all__ = ["AtomKey", "Instance", "LiftedTask", "Schema", "compile_task"]
 
@@ -165,13 +165,19 @@ def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any
     return namespace["parts"]  # type: ignore[no-any-return]
 
 
+MAX_REMEMBERED_STEPS = 1 << 18
+"""How many distinct ground steps :meth:`LiftedTask.step` keeps (then it starts afresh)."""
+
+
 class LiftedTask:
-    """A checked domain and problem as integer tables. Immutable after build.
+    """A checked domain and problem as integer tables. Immutable after build
+    (but for the memo of :meth:`step`, which only saves work).
 
     Build with :func:`compile_task`. Rendering helpers turn keys back into
     PDDL text with the spelling of the declarations."""
 
     def __init__(self, domain: Domain, problem: Problem, report: CheckReport) -> None:
+        self._steps: dict[tuple[str, tuple[str, ...]], tuple[Schema, tuple[int, ...]]] = {}
         self.domain = domain
         self.problem = problem
         self.report = report
@@ -379,6 +385,8 @@ class LiftedTask:
         helps, ``details["suggestions"]``."""
         schema = self.schema_index.get(ref.name)
         if schema is None:
+            import difflib
+
             close = difflib.get_close_matches(ref.name, list(self.schema_index), n=3, cutoff=0.6)
             names = ", ".join(s.display for s in self.schemas)
             raise ActionReferenceError(
@@ -401,6 +409,8 @@ class LiftedTask:
             oid = self.object_index.get(name)
             span = ref.arg_spans[i] if i < len(ref.arg_spans) else ref.span
             if oid is None:
+                import difflib
+
                 close = difflib.get_close_matches(name, list(self.object_index), n=3, cutoff=0.6)
                 allowed = schema.domains[i]
                 shown = ", ".join(self.object_display[o] for o in allowed[:20])
@@ -425,6 +435,27 @@ class LiftedTask:
                 )
             ids.append(oid)
         return schema, tuple(ids)
+
+    def resolve_remembered(self, ref: ActionRef) -> tuple[Schema, tuple[int, ...]]:
+        """:meth:`resolve`, remembered by the action's folded name and
+        arguments: validating many plans of one task (``pypddl validate`` with
+        many plans) resolves each ground action once. Raises as :meth:`resolve`
+        does (failures are not remembered)."""
+        key = (ref.name, ref.args)
+        hit = self._steps.get(key)
+        if hit is None:
+            schema = self.schema_index.get(ref.name)
+            args = tuple(map(self.object_index.get, ref.args))
+            domains = schema.domain_sets if schema is not None else ()
+            if (schema is None or len(args) != len(domains) or None in args
+                    or (domains.count(None) != len(domains)
+                        and not all(d is None or a in d for a, d in zip(args, domains, strict=True)))):
+                schema, args = self.resolve(ref)  # raises the precise error
+            hit = (schema, args)
+            if len(self._steps) >= MAX_REMEMBERED_STEPS:
+                self._steps.clear()
+            self._steps[key] = hit
+        return hit
 
     def action_cost(self, inst: Instance) -> int | float:
         """The unconditional cost of a ground instance (1 when the task has no

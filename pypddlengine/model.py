@@ -20,9 +20,10 @@ name and line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import SourceFile, Span
+from .usercache import dataclass
 
 __all__ = [
     "OBJECT_TYPE",
@@ -69,6 +70,7 @@ __all__ = [
     "UnsupportedConstruct",
     "Variable",
     "When",
+    "make_plan_step",
 ]
 
 OBJECT_TYPE = "object"
@@ -125,24 +127,32 @@ class Atom:
 
 @dataclass(frozen=True, slots=True)
 class Not:
+    """``(not operand)``."""
+
     operand: Condition
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class And:
+    """``(and part ...)``."""
+
     parts: tuple[Condition, ...]
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Or:
+    """``(or part ...)``."""
+
     parts: tuple[Condition, ...]
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Imply:
+    """``(imply antecedent consequent)``."""
+
     antecedent: Condition
     consequent: Condition
     span: Span | None = _span()
@@ -150,6 +160,8 @@ class Imply:
 
 @dataclass(frozen=True, slots=True)
 class Exists:
+    """``(exists (variables) body)``."""
+
     variables: tuple[Parameter, ...]
     body: Condition
     span: Span | None = _span()
@@ -157,6 +169,8 @@ class Exists:
 
 @dataclass(frozen=True, slots=True)
 class Forall:
+    """``(forall (variables) body)`` in a condition."""
+
     variables: tuple[Parameter, ...]
     body: Condition
     span: Span | None = _span()
@@ -197,6 +211,8 @@ Condition = Atom | Not | And | Or | Imply | Exists | Forall | Equals | Compare |
 
 @dataclass(frozen=True, slots=True)
 class Number:
+    """A numeric constant in an expression."""
+
     value: int | float
     span: Span | None = _span()
 
@@ -232,24 +248,32 @@ NumExpr = Number | FunctionTerm | BinaryExpr
 
 @dataclass(frozen=True, slots=True)
 class Add:
+    """An add effect: ``atom``."""
+
     atom: Atom
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class Delete:
+    """A delete effect: ``(not atom)``."""
+
     atom: Atom
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class EffectAnd:
+    """``(and effect ...)`` in an effect."""
+
     parts: tuple[Effect, ...]
     span: Span | None = _span()
 
 
 @dataclass(frozen=True, slots=True)
 class When:
+    """``(when condition effect)``: a conditional effect."""
+
     condition: Condition
     effect: Effect
     span: Span | None = _span()
@@ -257,6 +281,8 @@ class When:
 
 @dataclass(frozen=True, slots=True)
 class ForallEffect:
+    """``(forall (variables) effect)``: a universal effect."""
+
     variables: tuple[Parameter, ...]
     effect: Effect
     span: Span | None = _span()
@@ -289,6 +315,8 @@ class Parameter:
 
 @dataclass(frozen=True, slots=True)
 class TypeDecl:
+    """A declared type and its parents (``object`` when none is given)."""
+
     name: str
     parents: tuple[str, ...] = (OBJECT_TYPE,)
     span: Span | None = _span()
@@ -309,6 +337,8 @@ class ObjectDecl:
 
 @dataclass(frozen=True, slots=True)
 class PredicateDecl:
+    """A predicate of ``:predicates`` with its typed parameters."""
+
     name: str
     parameters: tuple[Parameter, ...]
     span: Span | None = _span()
@@ -317,6 +347,8 @@ class PredicateDecl:
 
 @dataclass(frozen=True, slots=True)
 class FunctionDecl:
+    """A function of ``:functions`` with its typed parameters and result type."""
+
     name: str
     parameters: tuple[Parameter, ...]
     result: str = "number"
@@ -326,6 +358,8 @@ class FunctionDecl:
 
 @dataclass(frozen=True, slots=True)
 class ActionDecl:
+    """An ``:action``: parameters, precondition and effect as written."""
+
     name: str
     parameters: tuple[Parameter, ...]
     precondition: Condition | None
@@ -394,6 +428,8 @@ InitFact = Atom | Not | NumericFact | TimedLiteral
 
 @dataclass(frozen=True, slots=True)
 class Metric:
+    """``(:metric minimize|maximize expression)``."""
+
     direction: str
     expression: NumExpr
     span: Span | None = _span()
@@ -464,10 +500,33 @@ class PlanStep(ActionRef):
     time: float | None = field(default=None, compare=False)
 
 
+def make_plan_step(name: str, args: tuple[str, ...], span: Span | None, text: str, time: float | None) -> PlanStep:
+    """``PlanStep(name, args, span, text, (), time)``, built without the frozen
+    dataclass ``__init__`` (which sets each slot through ``object.__setattr__``):
+    a plan file makes one per step, and this is twice as fast. The result is
+    an ordinary, equal :class:`PlanStep` (a test compares the two)."""
+    step = _new_object(PlanStep)
+    _set_name(step, name)
+    _set_args(step, args)
+    _set_span(step, span)
+    _set_text(step, text)
+    _set_arg_spans(step, ())
+    _set_time(step, time)
+    return step
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """A parsed plan: its steps in order, and the text they came from."""
+
     steps: tuple[PlanStep, ...]
     source: SourceFile | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+_new_object = object.__new__
+_set_name, _set_args, _set_span, _set_text, _set_arg_spans = (
+    ActionRef.__dict__[f].__set__ for f in ("name", "args", "span", "text", "arg_spans"))
+_set_time = PlanStep.__dict__["time"].__set__

@@ -22,8 +22,6 @@ A pure STRIPS action has no residual and no rules: it goes through unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .model import (
     Add,
     And,
@@ -46,6 +44,7 @@ from .model import (
     Variable,
     When,
 )
+from .usercache import dataclass
 
 __all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "free_variables",
            "is_literal", "nnf", "normalise_effect", "split", "substitute"]
@@ -138,6 +137,8 @@ class EffectRule:
 
 @dataclass(frozen=True, slots=True)
 class NormalEffect:
+    """An effect split into plain adds and deletes, numeric effects and rules."""
+
     adds: tuple[Atom, ...]
     deletes: tuple[Atom, ...]
     numeric: tuple[NumericEffect, ...]

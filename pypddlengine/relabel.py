@@ -19,12 +19,13 @@ import dataclasses
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .errors import ActionReferenceError, ErrorCode, PDDLError
 from .model import OBJECT_TYPE, ActionRef, Domain, Problem
 from .printer import format_domain, format_problem
+from .usercache import dataclass
 
 __all__ = ["KINDS", "MAPPING_FILE", "MAPPING_SCHEMA", "Relabelling", "relabel", "relabelled_files"]
 

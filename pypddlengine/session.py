@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
@@ -61,7 +61,7 @@ from .errors import (
     PDDLError,
 )
 from .feedback import RelaxedAnalysis, analyse
-from .grounding import DEFAULT_OPTIONS, GroundingOptions, estimate_grounding, ground
+from .grounding import DEFAULT_OPTIONS, GroundingOptions, check_lifted, estimate_grounding, ground
 from .heuristics import relaxed_task
 from .landmarks import LandmarkProgress, Landmarks, find_landmarks
 from .lazy import LazyTask
@@ -73,6 +73,7 @@ from .sources import PDDLSource, read_source
 from .step import ConditionalEffect, GroundAction, State, revert
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .task import StepSpace, Task
+from .usercache import dataclass
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
@@ -270,6 +271,7 @@ def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingO
     if backend == "grounded":
         task = ground(lifted, options)
         return task, f"grounded (as requested): {task.stats.actions:,} ground actions"
+    check_lifted(lifted, options)  # what would make every state's step too large, refused at initialise
     if backend == "lifted":
         return LazyTask(lifted, max_work=options.max_actions), ("lifted (as requested): actions are instantiated as "
                                                                 "the session meets them")

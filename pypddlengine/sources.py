@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from .errors import ErrorCode, InputTooLargeError, PDDLError
 from .syntax import MAX_INPUT_BYTES
@@ -67,27 +66,33 @@ def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
             code=ErrorCode.FILE_NOT_FOUND,
             hint="pass a file path, or the PDDL text itself (its first non-comment character is '(')",
         )
-    p = Path(path)
     try:
-        size = p.stat().st_size
+        size = os.stat(text).st_size
         if size > max_bytes:
             raise InputTooLargeError(
-                f"{p} is {size:,} bytes, more than the limit of {max_bytes:,}",
+                f"{_shown(text)} is {size:,} bytes, more than the limit of {max_bytes:,}",
                 details={"size": size, "limit": max_bytes},
             )
-        with p.open("rb") as f:  # bounded: a device or a pipe (/dev/zero) reports no size
+        with open(text, "rb") as f:  # bounded: a device or a pipe (/dev/zero) reports no size
             data = f.read(max_bytes + 1)
         if len(data) > max_bytes:
             raise InputTooLargeError(
-                f"{p} holds more than the limit of {max_bytes:,} bytes",
+                f"{_shown(text)} holds more than the limit of {max_bytes:,} bytes",
                 details={"limit": max_bytes},
             )
         return data
     except PDDLError:
         raise
     except IsADirectoryError:
-        raise PDDLError(f"{p} is a directory, not a file", code=ErrorCode.FILE_NOT_FOUND) from None
+        raise PDDLError(f"{_shown(text)} is a directory, not a file", code=ErrorCode.FILE_NOT_FOUND) from None
     except FileNotFoundError:
-        raise PDDLError(f"no such file: {p}", code=ErrorCode.FILE_NOT_FOUND) from None
+        raise PDDLError(f"no such file: {_shown(text)}", code=ErrorCode.FILE_NOT_FOUND) from None
     except OSError as err:
-        raise PDDLError(f"cannot read {p}: {err.strerror or err}", code=ErrorCode.FILE_NOT_FOUND) from None
+        raise PDDLError(f"cannot read {_shown(text)}: {err.strerror or err}", code=ErrorCode.FILE_NOT_FOUND) from None
+
+
+def _shown(path: str) -> str:
+    """A path as messages show it (pathlib's spelling; imported only for a message)."""
+    from pathlib import Path
+
+    return str(Path(path))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -34,6 +33,7 @@ from .step import (
     holds,
     initial_state,
 )
+from .usercache import dataclass
 
 __all__ = ["GeneralParts", "GroundingStats", "RelaxedOperator", "StepSpace", "Task", "natural_key"]
 # GroundAction, State, Formula, holds, ... live in pypddlengine.step (imported here for older imports)

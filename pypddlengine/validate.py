@@ -16,7 +16,7 @@ are still listed, one per atom.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .errors import ActionReferenceError, PDDLError, Span, counted
 from .lazy import LazyTask
@@ -25,6 +25,7 @@ from .model import ActionRef, Plan
 from .step import GroundAction
 from .syntax import parse_action_ref
 from .task import StepSpace
+from .usercache import dataclass
 
 __all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
 
@@ -133,7 +134,7 @@ def validate_plan(
     cost: int | float = 0
     failure: StepFailure | None = None
     applied = 0
-    resolve, lookup = lifted.resolve, space.lookup
+    resolve, lookup = lifted.resolve_remembered, space.lookup
     for number, step in enumerate(steps, start=1):
         try:
             if isinstance(step, GroundAction):

@@ -24,7 +24,7 @@ EXPERIMENTS = ROOT / "baselines" / "pypddl_experiments"
 
 # lower number = lower layer; a module may import only from its own layer or below
 ENGINE_LAYERS = {
-    "errors": 0, "features": 0, "gcpause": 0, "names": 0, "_relaxed": 0,  # _relaxed: the optional C code
+    "errors": 0, "features": 0, "gcpause": 0, "usercache": 0, "names": 0, "_relaxed": 0,  # _relaxed: optional C code
     "model": 1, "bundled": 1,
     "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2, "relabel": 2,
     "checker": 3, "normalise": 3,
@@ -36,9 +36,10 @@ ENGINE_LAYERS = {
     "loading": 9,
     "__init__": 10,
     # the adapters
-    "play": 11, "mcp_server": 11, "cli_relabel": 11, "gym": 11, "up": 11,
+    "play": 11, "mcp_server": 11, "cli_relabel": 11, "gym": 11, "up": 11, "file_commands": 11,
     "cli_serve": 12,
     "cli": 13,
+    "commands": 14,  # the pypddl script: file_commands without click, else cli
 }
 ADAPTER_LAYER = 11
 MCP_LAYERS = {
@@ -54,7 +55,8 @@ ENGINE_FORBIDDEN = {"pydantic", "click", "mcp", "subprocess", "anthropic", "open
 # and the one rule telling PDDL text from a file name)
 ECOSYSTEM = {"gym", "up"}
 ECOSYSTEM_MAY_IMPORT = {"pypddlengine", "pypddlengine.bundled", "pypddlengine.sources"}
-NOT_FOR_EXPERIMENTS = {"pypddlengine.cli", "pypddlengine.cli_serve", "pypddlengine.cli_relabel", "pypddlengine.play"}
+NOT_FOR_EXPERIMENTS = {"pypddlengine.cli", "pypddlengine.cli_serve", "pypddlengine.cli_relabel", "pypddlengine.play",
+                       "pypddlengine.commands", "pypddlengine.file_commands"}
 """The engine's command-line modules: the experiment side reaches the engine through its library API."""
 
 

@@ -127,6 +127,7 @@ COMMANDS: dict[str, Run | Skip] = {
     "python bench/bench_heuristics.py": Run(timeout=1800, slow=True),
     # UP's own simulator needs minutes at 200 blocks; a tool that is not installed (pddlgym) is an error cell
     "python bench/bench_adapters.py": Run(timeout=3600, slow=True, check="load average after"),
+    "python bench/bench_startup.py --venv bench/out/venv": Run(timeout=3600, slow=True),
 }
 
 

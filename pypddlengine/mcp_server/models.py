@@ -161,7 +161,8 @@ class SessionSummary(_Model):
                                 "instantiated as met; no heuristic distances, landmarks or relaxed dead-end proofs)")
     backend_note: str | None = Field(None, description="why this backend")
     ground_actions: int | None = Field(None, description="ground actions of a grounded session (absent: lifted)")
-    applicable_now: int | None = None
+    applicable_now: int | None = Field(None, description="actions applicable in the initial state (absent: a lifted "
+                                       "session with too many to list; query_applicable_actions says why)")
     goal_reached: bool | None = None
     feedback_level: str
     rendering: Rendering

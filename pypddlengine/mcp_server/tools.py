@@ -32,7 +32,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_tasks
-from ..errors import ErrorCode, PDDLError, counted
+from ..errors import ErrorCode, GroundingLimitError, PDDLError, counted
 from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
@@ -211,6 +211,17 @@ def server_tool(annotations: ToolAnnotations, *, states: bool = False
 # ----------------------------------------------------------------------------- initialise
 
 
+def applicable_now(session: Session) -> int | None:
+    """How many actions apply in the current state; None when a lifted session
+    cannot list them (its work limit: the error comes with query_applicable_actions)."""
+    try:
+        return len(session.applicable_actions())
+    except GroundingLimitError as err:
+        if err.details.get("kind") != "lifted":
+            raise
+        return None
+
+
 @server_tool(writes(destructive=False, idempotent=False), states=True)
 async def initialise_session(
     served: Served,
@@ -314,7 +325,7 @@ async def initialise_session(
                 backend=session.backend,
                 backend_note=session.backend_note,
                 ground_actions=None if session.grounded is None else len(session.grounded.actions),
-                applicable_now=len(session.applicable_actions()),
+                applicable_now=applicable_now(session),
                 goal_reached=session.is_goal(),
                 feedback_level=level.name.lower(),
                 rendering=entry.rendering,

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from typing import Any
-
-from lark import Token, Transformer
 
 from ..errors import ErrorCode, PDDLSyntaxError, Span
 from ..model import (
@@ -57,7 +54,9 @@ from ..model import (
     UnsupportedConstruct,
     Variable,
     When,
+    make_plan_step,
 )
+from ._lalr import Token
 
 __all__ = ["PDDLTransformer", "token_span"]
 
@@ -132,10 +131,16 @@ _FIRST_NAME = re.compile(r"\(\s*([^\s()]+)")
 """The name of the first atom of a run, as spelt."""
 
 
-def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
+_new_tuple = tuple.__new__
+
+
+def _run_pieces(tok: Token) -> list[tuple[str, Span]]:
     """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
     atoms with whitespace and comments between them): each one's inner text
-    and its span."""
+    and its span. (A list, spans built as plain tuples: this loop runs once
+    per step of a plan and per atom of an :init.)"""
+    pieces: list[tuple[str, Span]] = []
+    append = pieces.append
     value: str = tok.value
     line: int = tok.line  # type: ignore[assignment]
     line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
@@ -145,12 +150,12 @@ def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
         if inner is None:  # a comment between atoms
             continue
         start = m.start()
-        newlines = value.count("\n", last, start)
-        if newlines:
-            line += newlines
+        if value.count("\n", last, start):
+            line += value.count("\n", last, start)
             line_start = value.rfind("\n", last, start) + 1
         last = start
-        yield inner, Span(line, start - line_start + 1, line, m.end() - line_start + 1)
+        append((inner, _new_tuple(Span, (line, start - line_start + 1, line, m.end() - line_start + 1))))
+    return pieces
 
 
 def _split_atom_run(tok: Token) -> list[Atom]:
@@ -182,7 +187,7 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
     for item in items:
         if isinstance(item, _Run):
             out.extend(item.items)
-        elif isinstance(item, Token):  # a bare GROUND_ATOMS run (in :init)
+        elif isinstance(item, str):  # a bare GROUND_ATOMS run (in :init)
             out.extend(_split_atom_run(item))
         else:
             out.append(item)
@@ -192,7 +197,7 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
 def _pair(c: list[Any], keyword: str, what: str) -> list[Any]:
     """The two operands after a keyword token, whether they came as two
     children or as one run of two atoms."""
-    if len(c) == 2 and isinstance(c[1], Token):
+    if len(c) == 2 and isinstance(c[1], str):
         atoms = _split_atom_run(c[1])
         if len(atoms) != 2:
             span = atoms[2].span if len(atoms) > 2 else token_span(c[0])
@@ -225,29 +230,38 @@ def _number(tok: Token) -> Number:
     return Number(value, token_span(tok))
 
 
+_STEP_WORDS: dict[str, tuple[str, tuple[str, ...], str]] = {}
+"""Inner text of a step -> (name, args, text), shared by the plans of a process
+(a batch validation parses many plans of one task: mostly the same steps)."""
+_MAX_STEP_WORDS = 1 << 16
+
+
 def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     """Plan steps of a GROUND_ATOMS run, keeping each step's original text.
 
     ``span`` covers the whole ``(name arg ...)``; argument spans are left empty
     and recomputed from the source when a message needs one."""
     steps: list[PlanStep] = []
+    append = steps.append
+    known = _STEP_WORDS
     for inner, span in _run_pieces(tok):
-        words = inner.split()
-        steps.append(
-            PlanStep(
-                words[0].lower(),
-                tuple([w.lower() for w in words[1:]]),
-                span,
-                f"({' '.join(words)})",
-                (),
-                time if not steps else None,
-            )
-        )
+        words = known.get(inner)
+        if words is None:
+            split = inner.split()
+            words = (split[0].lower(), tuple([w.lower() for w in split[1:]]), f"({' '.join(split)})")
+            if len(known) >= _MAX_STEP_WORDS:
+                known.clear()
+            known[inner] = words
+        append(make_plan_step(words[0], words[1], span, words[2], None if steps else time))
     return steps
 
 
-class PDDLTransformer(Transformer):  # type: ignore[type-arg]
-    """Builds model nodes from the grammar in ``pddl.lark``."""
+class PDDLTransformer:
+    """Builds model nodes from the grammar in ``pddl.lark``.
+
+    Its methods are called by either parser runtime (:mod:`._lalr`, or lark
+    when explaining an error), so a token is recognised as a ``str`` (both
+    runtimes' tokens subclass it; no other child is a string)."""
 
     # ------------------------------------------------------------ files
 
@@ -438,7 +452,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
             atom, body = _pair(c, ":derived", "a head and one condition")
         else:
             body = _one(c[2])
-            atom = _one(_atoms_or_run(head), "one head atom") if isinstance(head, Token) else None
+            atom = _one(_atoms_or_run(head), "one head atom") if isinstance(head, str) else None
         if atom is not None:  # "(p ?x ?y)" lexed as (part of) an atom run
             if any(isinstance(t, Constant) for t in atom.terms):
                 raise PDDLSyntaxError(
@@ -465,7 +479,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def type_spec(self, c: list[Any]) -> _TypeSpec:
         arg = c[1]
-        if isinstance(arg, Token):
+        if isinstance(arg, str):
             return _TypeSpec((arg.value.lower(),), token_span(c[0]), (token_span(arg),))
         return _TypeSpec(tuple(t.value.lower() for t in arg), token_span(c[0]), tuple(token_span(t) for t in arg))
 
@@ -505,7 +519,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def gd_equals(self, c: list[Any]) -> Equals | Compare:
         left, right = c[1], c[2]
-        if isinstance(left, Token) and isinstance(right, Token):
+        if isinstance(left, str) and isinstance(right, str):
             return Equals(_term(left), _term(right), token_span(c[0]))
         return Compare("=", self._as_num(left), self._as_num(right), token_span(c[0]))
 
@@ -518,7 +532,7 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     @staticmethod
     def _as_num(arg: Any) -> Any:
-        if isinstance(arg, Token):  # a bare name or variable used as a number
+        if isinstance(arg, str):  # a bare name or variable used as a number
             return FunctionTerm(arg.value.lower(), (), token_span(arg))
         return arg
 

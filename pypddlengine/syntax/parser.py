@@ -1,30 +1,34 @@
 """The PDDL, plan and action-reference parser.
 
-One lark LALR parser, built once per process from ``pddl.lark`` (shipped in
-this package) and reused; the transformer runs inline, so no parse tree is
-built. Every lark failure is translated into a :class:`PDDLSyntaxError` whose
-message names what was expected in PDDL words (``')'``, ``a predicate name``),
-never lark's terminal names.
+One LALR grammar, ``pddl.lark`` (shipped in this package), analysed by lark.
+Parsing runs on :mod:`._lalr`, a small runtime replaying lark's tables from
+the per-user cache, so a short command such as ``pypddl validate`` neither
+imports lark nor analyses the grammar; the transformer runs inline, so no
+parse tree is built. When the input does not parse, lark itself parses it
+again (``_lark_parser``) and its exception is translated into a
+:class:`PDDLSyntaxError` whose message names what was expected in PDDL words
+(``')'``, ``a predicate name``), never lark's terminal names.
 """
 
 from __future__ import annotations
 
-import difflib
+import _thread
 import functools
 import itertools
 import os
 import re
-import threading
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
-from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCode, InputTooLargeError, PDDLError, PDDLSyntaxError, SourceFile, Span
 from ..model import ActionRef, Domain, Plan, Problem
+from ..usercache import cache_folder
+from ._lalr import ParseFailure, Tables, load_tables
 from ._transformer import PDDLTransformer
+
+if TYPE_CHECKING:
+    from lark import Lark, Token
+    from lark.exceptions import UnexpectedInput
 
 __all__ = [
     "KNOWN_DOMAIN_SECTIONS",
@@ -48,8 +52,8 @@ and 1.6 GB). 8 MiB is 40 times the largest file of the IPC corpus."""
 KNOWN_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions", ":action", ":derived")
 KNOWN_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
 
-_GRAMMAR = Path(__file__).with_name("pddl.lark")
-_lock = threading.Lock()
+_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pddl.lark")
+_lock = _thread.allocate_lock()  # not threading: its import costs more than the parse of a plan
 
 MAX_NESTING = 200
 """Parentheses nested deeper than this are rejected with ``NESTING_LIMIT``
@@ -57,45 +61,53 @@ before parsing (the checker and compiler recurse once or twice a level; real
 PDDL nests a few dozen levels at most)."""
 
 
-def _cache_file(grammar: str) -> str | bool:
-    """Where to keep the analysed grammar between processes, or ``False``.
+START = ("pddl_file", "plan", "action_ref")
 
-    Building the LALR tables takes ~0.1 s; loading them takes ~10 ms, which
-    matters for short commands such as ``pypddl validate``. The cache is a
-    pickle, so it lives in a per-user folder (mode 0700), never in a shared
-    temporary folder; its name carries a digest of the grammar and the lark
-    version. ``PYPDDL_NO_PARSER_CACHE=1`` disables it."""
-    if os.environ.get("PYPDDL_NO_PARSER_CACHE"):
+
+def grammar_text() -> str:
+    """The grammar, ``pddl.lark``: the single source of both parser runtimes."""
+    with open(_GRAMMAR, encoding="utf-8") as f:
+        return f.read()
+
+
+def _cache_file(grammar: str) -> str | bool:
+    """Where lark keeps its analysed grammar between processes (used only to
+    explain syntax errors), or ``False``. A pickle, so it lives in the
+    per-user folder (mode 0700), never in a shared temporary folder; its name
+    carries a digest of the grammar and the lark version."""
+    folder = cache_folder()
+    if folder is None:
         return False
     import hashlib
 
     import lark
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "pypddlengine")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        if os.stat(folder).st_uid != os.getuid() or not os.access(folder, os.W_OK):
-            return False
-    except (OSError, AttributeError):
-        return False
     digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:20]
     return os.path.join(folder, f"pddl-grammar-{digest}.lark-cache")
 
 
 @functools.cache
-def _parser() -> Lark:
+def _lark_parser() -> Lark:
+    """The reference runtime: lark itself, with the same transformer."""
+    from lark import Lark
+
+    from ._lalr_build import lark_options
+
     with _lock:
-        grammar = _GRAMMAR.read_text(encoding="utf-8")
-        return Lark(
-            grammar,
-            parser="lalr",
-            lexer="contextual",
-            start=["pddl_file", "plan", "action_ref"],
-            transformer=PDDLTransformer(),
-            maybe_placeholders=False,
-            cache=_cache_file(grammar),
-        )
+        grammar = grammar_text()
+        return Lark(grammar, transformer=PDDLTransformer(), cache=_cache_file(grammar), **lark_options(START))
+
+
+@functools.cache
+def _fast_parser() -> tuple[Tables, Any] | None:
+    """The tables and the bound transformer, or ``None`` when the tables
+    cannot be built (lark then parses everything)."""
+    with _lock:
+        try:
+            tables = load_tables(grammar_text(), START)
+        except Exception:  # e.g. a grammar needing a lark feature the runtime lacks: lark parses instead
+            return None
+        return tables, tables.bind(PDDLTransformer())
 
 
 # ----------------------------------------------------------------------------- input checks
@@ -305,6 +317,8 @@ def _first_depth(text: str, depth_reached: int) -> Span | None:
 
 
 def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSyntaxError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     text = source.text
     if isinstance(err, UnexpectedCharacters):
         line, col = err.line, err.column
@@ -396,6 +410,8 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
     hint = None
     if tok.type in {"KEYWORD", "NAME"}:
         options = [w.strip("'") for w in expected if w.startswith("'")]
+        import difflib
+
         close = difflib.get_close_matches(tok.value.lower(), options, n=1, cutoff=0.7)
         if close:
             hint = f"did you mean '{close[0]}'?"
@@ -419,13 +435,26 @@ def _join(words: list[str]) -> str:
 
 def _run(text: str, start: str, source: SourceFile, what: str) -> Any:
     try:
-        return _parser().parse(text, start=start)
-    except UnexpectedInput as err:
-        raise _translate(err, source, what) from None
+        fast = _fast_parser()
+        if fast is not None:
+            try:
+                return fast[0].parse(text, start, fast[1])
+            except ParseFailure:
+                pass  # lark parses it again to say what is wrong
+        return _run_lark(text, start, source, what)
     except PDDLError as err:  # structural errors raised by the transformer
         if err.source is None:
             err.source = source
         raise
+
+
+def _run_lark(text: str, start: str, source: SourceFile, what: str) -> Any:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        return _lark_parser().parse(text, start=start)
+    except UnexpectedInput as err:
+        raise _translate(err, source, what) from None
     except RecursionError:
         raise PDDLSyntaxError(
             f"{what} is nested too deeply to parse", code=ErrorCode.SYNTAX_ERROR, source=source

@@ -14,7 +14,7 @@ from corpus import CORPUS, CORPUS_REASON
 SCRIPT = r"""
 import hashlib, random, sys
 from pypddlengine import open_session
-s = open_session(sys.argv[1], sys.argv[2])
+s = open_session(sys.argv[1], sys.argv[2], backend="grounded")
 t = s.task
 h = hashlib.sha256()
 h.update(repr(t.atoms).encode())

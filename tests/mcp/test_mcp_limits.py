@@ -23,20 +23,33 @@ from test_limits import ALL_P, SLOW_DOMAIN, deep_goal, objects_problem, unbound_
 
 pytestmark = pytest.mark.anyio
 
-UNBOUND = {"domain": unbound_domain("(not (p ?x1))"), "problem": objects_problem(60, ALL_P)}
-SLOW = {"domain": SLOW_DOMAIN,
+UNBOUND = {"domain": unbound_domain("(= ?x1 ?x2)"), "problem": objects_problem(60, ALL_P)}
+SLOW = {"domain": SLOW_DOMAIN, "backend": "grounded",
         "problem": objects_problem(300, " ".join(f"(r o{i}) (s o{i})" for i in range(300)))}
+"""Tasks the grounder cannot take: asked for explicitly, ``backend="grounded"``
+must refuse them (or time out); the automatic choice opens them lifted (issue 21)."""
 
 
 async def _refused_fast(tools: Tools) -> None:
+    """Grounded: refused at once, located at the parameters. Automatic: the
+    task opens lifted, and listing its 60**7 actions stops at the work limit
+    (GROUNDING_LIMIT, kind 'lifted') with the session still there."""
     started = time.monotonic()
-    reply = await tools.error("initialise_session", **UNBOUND)
+    reply = await tools.error("initialise_session", backend="grounded", **UNBOUND)
     assert time.monotonic() - started < 3.0
     assert reply.code == "GROUNDING_LIMIT"
     error = reply.data["error"]
     assert error["location"]["file"] == "<domain>" and error["location"]["line"] == 3
     assert error["details"]["kind"] == "estimate"
     assert "no positive precondition binds ?x1" in error["message"]
+    opened = await tools.ok("initialise_session", **UNBOUND)
+    assert opened["backend"] == "lifted"
+    started = time.monotonic()
+    listing = await tools.error("query_applicable_actions", session_id=opened["session_id"])
+    assert listing.code == "GROUNDING_LIMIT" and listing.data["error"]["details"]["kind"] == "lifted"
+    assert time.monotonic() - started < 30.0
+    assert opened.get("applicable_now") is None  # too many to count: left out
+    assert await tools.ok("query_current_state", session_id=opened["session_id"])  # the session is still there
 
 
 async def test_unbound_parameters_are_refused_in_process(tools: Tools) -> None:
@@ -144,7 +157,7 @@ from mcp import Client
 async def main(url, domain, problem):
     async with Client(url) as client:
         print("calling", flush=True)
-        await client.call_tool("initialise_session", {"domain": domain, "problem": problem})
+        await client.call_tool("initialise_session", {"domain": domain, "problem": problem, "backend": "grounded"})
 anyio.run(main, *sys.argv[1:])
 """
 
@@ -237,11 +250,19 @@ async def test_a_slow_adl_grounding_times_out_and_a_cancelled_one_frees_its_slot
     """A task under every estimate whose forall preconditions take about 7.8e8
     bindings in all: GROUNDING_TIMEOUT at the server's limit; and a call that
     gives up stops its grounding at once, so the one slot serves the next call."""
-    slow = {"domain": SLOW_ADL[0], "problem": SLOW_ADL[1]}
+    slow = {"domain": SLOW_ADL[0], "problem": SLOW_ADL[1], "backend": "grounded"}
     async with Client(build_server(grounding_timeout=2.0)) as client:
         started = time.monotonic()
         reply = await Tools(client).error("initialise_session", **slow)
         assert reply.code == "GROUNDING_TIMEOUT" and time.monotonic() - started < 6.0
+        # automatically, a grounding that times out opens the task lifted instead, and listing the
+        # actions (each a forall over 216,000 bindings) stops at the lifted work limit, not for ever
+        tools = Tools(client)
+        opened = await tools.ok("initialise_session", domain=SLOW_ADL[0], problem=SLOW_ADL[1])
+        assert opened["backend"] == "lifted" and "grounding stopped" in opened["backend_note"]
+        started = time.monotonic()
+        listing = await tools.error("query_applicable_actions", session_id=opened["session_id"])
+        assert listing.code == "GROUNDING_LIMIT" and time.monotonic() - started < 60.0
     async with Client(build_server(grounding_timeout=120.0, max_concurrent_initialise=1)) as client:
         with anyio.move_on_after(1.0):
             await client.call_tool("initialise_session", slow)

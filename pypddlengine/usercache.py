@@ -1,0 +1,164 @@
+"""The per-user cache of derived data, so that a short command starts fast.
+
+Scripts run ``pypddl validate`` once per plan, thousands of times; each
+process would otherwise redo work whose result never changes between runs.
+Two things are kept, in a private folder (``$XDG_CACHE_HOME/pypddlengine`` or
+``~/.cache/pypddlengine``, mode 0700, owned by the user):
+
+* the parser's tables, derived from ``pddl.lark`` (see :mod:`.syntax._lalr`);
+* the compiled methods that :func:`dataclasses.dataclass` generates. On
+  Python 3.11 and 3.12 the decorator compiles five or six small functions per
+  class from source text on every import, and with ~50 classes on the
+  ``validate`` path that compiling was the largest single cost of starting
+  up. :func:`dataclass` below is :func:`dataclasses.dataclass` itself, run
+  with its ``exec`` looking compiled code up by the exact source text first;
+  the classes, their methods and ``dataclasses.fields`` are the standard
+  ones. A text seen for the first time is compiled as the standard library
+  would and stored when the process exits.
+
+Each entry is keyed by everything it is derived from (the whole source text,
+the Python version), so nothing is ever stale; a file that cannot be read is
+ignored and rebuilt. ``PYPDDL_NO_CACHE=1`` turns the cache off (everything is
+then derived in each process: correct, only slower).
+"""
+
+from __future__ import annotations
+
+import _thread
+import builtins
+import contextlib
+import dataclasses
+import marshal
+import os
+import sys
+import types
+from collections.abc import Callable
+from typing import Any, TypeVar, dataclass_transform, overload
+
+__all__ = ["cache_folder", "dataclass", "write_atomic"]
+
+_T = TypeVar("_T")
+_PY = f"py{sys.version_info[0]}{sys.version_info[1]}"
+MAX_CODE_ENTRIES = 5000
+"""More compiled methods than this in the file (many versions of the
+sources over time) and it is rewritten with this process's entries only."""
+
+
+def cache_folder() -> str | None:
+    """The private per-user cache folder, created on first use, or ``None``
+    when caching is off or no private folder can be had."""
+    if os.environ.get("PYPDDL_NO_CACHE") or os.environ.get("PYPDDL_NO_PARSER_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "pypddlengine")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if os.stat(folder).st_uid != os.getuid() or not os.access(folder, os.W_OK):
+            return None
+    except (OSError, AttributeError):
+        return None
+    return folder
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the
+    whole new one (concurrent first runs each write a complete file)."""
+    tmp = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+# ----------------------------------------------------------------------------- compiled dataclass methods
+
+
+class _CodeCache:
+    """Source text -> code object, loaded once per process, saved at exit."""
+
+    def __init__(self) -> None:
+        self.lock = _thread.RLock()
+        self.codes: dict[str, Any] | None = None
+        self.used: dict[str, Any] = {}
+        self.new = False
+        self.path: str | None = None
+
+    def load(self) -> dict[str, Any]:
+        if self.codes is None:
+            self.codes = {}
+            folder = cache_folder()
+            if folder is not None:
+                self.path = os.path.join(folder, f"dataclass-code-{_PY}.marshal")
+                try:
+                    with open(self.path, "rb") as f:
+                        codes = marshal.loads(f.read())
+                    if isinstance(codes, dict):
+                        self.codes = codes
+                except (OSError, ValueError, EOFError, TypeError):
+                    pass
+        return self.codes
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None) -> None:
+        """``exec`` as the dataclasses module calls it, with compiled code reused."""
+        if not isinstance(source, str):
+            builtins.exec(source, globals, locals)
+            return
+        codes = self.load()
+        code = codes.get(source)
+        if not isinstance(code, types.CodeType):
+            # compiled as exec(source) in the dataclasses module compiles it: no inherited __future__ flags
+            code = codes[source] = compile(source, "<string>", "exec", dont_inherit=True)
+            if not self.new and self.path is not None:
+                import atexit
+
+                atexit.register(self.save)
+            self.new = True
+        self.used[source] = code
+        builtins.exec(code, globals, locals)
+
+    def save(self) -> None:
+        if self.path is None or not self.new:
+            return
+        with self.lock:
+            try:
+                with open(self.path, "rb") as f:
+                    stored = marshal.loads(f.read())  # entries other processes added meanwhile
+            except (OSError, ValueError, EOFError, TypeError):
+                stored = {}
+            if not isinstance(stored, dict) or len(stored) + len(self.used) > MAX_CODE_ENTRIES:
+                stored = {}
+            stored.update(self.used)
+            write_atomic(self.path, marshal.dumps(stored))
+            self.new = False
+
+
+_codes = _CodeCache()
+
+
+@overload
+def dataclass(cls: type[_T], /) -> type[_T]: ...
+@overload
+def dataclass(cls: None = None, /, **options: Any) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def dataclass(cls: type[_T] | None = None, /, **options: Any) -> Any:
+    """:func:`dataclasses.dataclass` (same options, same result), reusing the
+    compiled methods from the per-user cache."""
+
+    def wrap(c: type[_T]) -> type[_T]:
+        module: Any = dataclasses
+        with _codes.lock:
+            if "exec" in vars(module):  # someone else's hook: leave it alone
+                return dataclasses.dataclass(**options)(c)
+            module.exec = _codes.exec
+            try:
+                return dataclasses.dataclass(**options)(c)
+            finally:
+                del module.exec
+
+    return wrap if cls is None else wrap(cls)
