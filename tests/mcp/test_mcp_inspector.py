@@ -64,8 +64,10 @@ def inspector() -> str:
     return path
 
 
-def cli(inspector: str, target: list[str], method: str, tool: str | None = None, **arguments: str) -> dict[str, Any]:
-    """One Inspector ``--cli`` call; its JSON output (asserting no schema-mismatch error)."""
+def cli(inspector: str, target: list[str], method: str, tool: str | None = None, *, tool_error: bool = False,
+        **arguments: str) -> dict[str, Any]:
+    """One Inspector ``--cli`` call; its JSON output (asserting no schema-mismatch error). ``tool_error``: the
+    tool is expected to answer ``isError``, which the Inspector's CLI (2.x) also reports with a non-zero exit."""
     command = [inspector, "--cli", *target, "--method", method]
     if tool:
         command += ["--tool-name", tool]
@@ -75,8 +77,11 @@ def cli(inspector: str, target: list[str], method: str, tool: str | None = None,
     out = proc.stdout + proc.stderr
     for marker in SCHEMA_MISMATCH:
         assert marker not in out, f"the Inspector rejected the result: {out[-600:]}"
-    assert proc.returncode == 0, out[-600:]
-    return json.loads(proc.stdout[proc.stdout.index("{"):])
+    if tool_error and proc.returncode != 0:
+        assert '"tool_is_error"' in proc.stderr, out[-600:]
+    else:
+        assert proc.returncode == 0, out[-600:]
+    return json.loads(proc.stdout[proc.stdout.index("{"):proc.stdout.rindex("}") + 1])
 
 
 def texts(result: dict[str, Any]) -> list[str]:
@@ -93,7 +98,7 @@ def test_inspector_cli_over_http_and_stdio(inspector: str) -> None:
         opened = cli(inspector, target, "tools/call", "initialise_session", domain=BW3["domain"],
                      problem=BW3["problem"])
         assert not opened.get("isError") and opened["structuredContent"]["session_id"]
-        gone = cli(inspector, target, "tools/call", "query_current_state", session_id="0" * 24)
+        gone = cli(inspector, target, "tools/call", "query_current_state", tool_error=True, session_id="0" * 24)
         assert gone["isError"] is True and "structuredContent" not in gone
         assert texts(gone)[0].startswith("[UNKNOWN_SESSION] ")
         assert json.loads(texts(gone)[1])["error"]["code"] == "UNKNOWN_SESSION"
@@ -103,20 +108,20 @@ def test_inspector_cli_over_http_and_stdio(inspector: str) -> None:
     assert "blocksworld/p01" in tasks["structuredContent"]["tasks"]
     opened = cli(inspector, target, "tools/call", "initialise_session", task="blocksworld/p01")
     assert opened["structuredContent"]["session_id"]
-    missing = cli(inspector, target, "tools/call", "initialise_session", task="no-such/p1")
+    missing = cli(inspector, target, "tools/call", "initialise_session", tool_error=True, task="no-such/p1")
     assert missing["isError"] is True and texts(missing)[0].startswith("[UNKNOWN_TASK] ")
 
 
 TS_CLIENT = r"""
 // One MCP connection through the TypeScript SDK the Inspector ships (validates structured content).
-const [sdk, mode, target, ...rest] = process.argv.slice(2);
-const { Client } = await import(`${sdk}/dist/esm/client/index.js`);
+const [clientModule, httpModule, stdioModule, mode, target, ...rest] = process.argv.slice(2);
+const { Client } = await import(clientModule);
 let transport;
 if (mode === "http") {
-  const { StreamableHTTPClientTransport } = await import(`${sdk}/dist/esm/client/streamableHttp.js`);
+  const { StreamableHTTPClientTransport } = await import(httpModule);
   transport = new StreamableHTTPClientTransport(new URL(target));
 } else {
-  const { StdioClientTransport } = await import(`${sdk}/dist/esm/client/stdio.js`);
+  const { StdioClientTransport } = await import(stdioModule);
   transport = new StdioClientTransport({ command: target, args: rest });
 }
 let input = "";
@@ -152,15 +157,27 @@ CALLS = [
 ]
 
 
+def sdk_modules(scope: Path) -> tuple[str, str, str]:
+    """The modules of the TypeScript SDK the Inspector ships that hold ``Client``,
+    ``StreamableHTTPClientTransport`` and ``StdioClientTransport``: the 2.x
+    Inspector ships ``@modelcontextprotocol/client`` (SDK 2), the 0.x one
+    ``@modelcontextprotocol/sdk`` (SDK 1)."""
+    v2 = scope / "client" / "dist"
+    if (v2 / "index.mjs").is_file():
+        return str(v2 / "index.mjs"), str(v2 / "index.mjs"), str(v2 / "stdio.mjs")
+    v1 = scope / "sdk" / "dist" / "esm" / "client"
+    assert (v1 / "index.js").is_file(), f"no TypeScript SDK under {scope}"
+    return str(v1 / "index.js"), str(v1 / "streamableHttp.js"), str(v1 / "stdio.js")
+
+
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_typescript_client_runs_a_session(inspector: str, transport: str, tmp_path: Path) -> None:
-    sdk = Path(inspector).parents[1] / "@modelcontextprotocol" / "sdk"  # node_modules/.bin/mcp-inspector
-    assert (sdk / "dist" / "esm" / "client" / "index.js").is_file(), sdk
+    modules = sdk_modules(Path(inspector).parents[1] / "@modelcontextprotocol")  # node_modules/.bin/mcp-inspector
     script = tmp_path / "client.mjs"
     script.write_text(TS_CLIENT)
 
     def run(*target: str) -> dict[str, Any]:
-        proc = subprocess.run(["node", str(script), str(sdk), transport, *target], input=json.dumps(CALLS),
+        proc = subprocess.run(["node", str(script), *modules, transport, *target], input=json.dumps(CALLS),
                               capture_output=True, text=True, timeout=180)
         assert proc.returncode == 0, proc.stderr[-800:]
         return json.loads(proc.stdout)
