@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import SourceFile, Span
+from .exact import Value, to_text
 
 __all__ = [
     "OBJECT_TYPE",
@@ -197,8 +198,14 @@ Condition = Atom | Not | And | Or | Imply | Exists | Forall | Equals | Compare |
 
 @dataclass(frozen=True, slots=True)
 class Number:
-    value: int | float
+    """A numeric literal, exact (see :mod:`pypddlengine.exact`): an ``int``,
+    or a ``Fraction`` for a decimal such as ``0.1``."""
+
+    value: Value
     span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return to_text(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +373,8 @@ class UnsupportedConstruct:
 
     keyword: str
     span: Span | None = _span()
+    continuous: Span | None = _span()
+    """Inside a ``:durative-action``: where ``#t`` (a continuous effect) is first written."""
 
 
 # --------------------------------------------------------------------------- problem parts

@@ -6,6 +6,9 @@ point at what the message talks about."""
 
 from __future__ import annotations
 
+import random
+import re
+
 BASE_DOMAIN = """\
 (define (domain bw)
   (:requirements :strips :typing)
@@ -94,3 +97,23 @@ CASES: list[tuple[str, str | bytes, str | bytes | None, str, int, int, str]] = [
     ("timed-initial-literal", BASE_DOMAIN, p("(handempty))", "(handempty) (at 10 (clear a)))"), "UNSUPPORTED_REQUIREMENT", 4, 43,
      "timed initial"),
 ]
+
+
+def reformat(text: str, rng: random.Random) -> str:
+    """Random case changes, line breaks and comments inside and between atoms:
+    some atoms leave the fast run tokens for the structural path."""
+    out: list[str] = []
+    for token in re.findall(r"\(|\)|[^\s()]+", text):
+        if token not in "()":
+            token = token.upper() if rng.random() < 0.3 else token
+        out.append(token)
+        r = rng.random()
+        if r < 0.1:
+            out.append("\n")
+        elif r < 0.13:
+            out.append(" ; a comment (with parens)\n")
+        elif r < 0.2:
+            out.append("\t")
+        else:
+            out.append(" ")
+    return "".join(out)

@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pypddlengine"
 
 # lower number = lower layer; a module may import only from its own layer or below
 LAYERS = {
-    "errors": 0, "features": 0, "gcpause": 0,
+    "errors": 0, "features": 0, "gcpause": 0, "exact": 0,
     "model": 1,
     "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2, "relabel": 2,
     "checker": 3, "normalise": 3,

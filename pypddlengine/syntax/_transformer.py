@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lark import Token, Transformer
 
 from ..errors import ErrorCode, PDDLSyntaxError, Span
+from ..exact import parse_number
 from ..model import (
     OBJECT_TYPE,
     ActionDecl,
@@ -128,19 +129,19 @@ def _shared_term(name: str) -> Variable | Constant:
 
 
 _RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
+_NUMERIC_PIECE = re.compile(r";[^\n]*|\([ \t]*(=)[ \t]*(\(([^()]*)\))[ \t]*([-0-9.]+)[ \t]*\)")
 
 
-def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
-    """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
-    atoms with whitespace and comments between them): each one's inner text
-    and its span."""
+def _matches(tok: Token, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], Callable[[int], Span]]]:
+    """The pieces of a run token (``pattern`` matches a piece, or a comment
+    between pieces, whose group 1 is then empty): each match with a function
+    giving the span of one of its groups (0: the whole piece)."""
     value: str = tok.value
     line: int = tok.line  # type: ignore[assignment]
     line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
     last = 0
-    for m in _RUN_PIECE.finditer(value):
-        inner = m.group(1)
-        if inner is None:  # a comment between atoms
+    for m in pattern.finditer(value):
+        if m.group(1) is None:  # a comment between pieces
             continue
         start = m.start()
         newlines = value.count("\n", last, start)
@@ -148,7 +149,32 @@ def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
             line += newlines
             line_start = value.rfind("\n", last, start) + 1
         last = start
-        yield inner, Span(line, start - line_start + 1, line, m.end() - line_start + 1)
+
+        def span(group: int, m: re.Match[str] = m, line: int = line, line_start: int = line_start) -> Span:
+            return Span(line, m.start(group) - line_start + 1, line, m.end(group) - line_start + 1)
+
+        yield m, span
+
+
+def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
+    """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
+    atoms with whitespace and comments between them): each one's inner text
+    and its span."""
+    for m, span in _matches(tok, _RUN_PIECE):
+        yield m.group(1), span(0)
+
+
+def _split_numeric_run(tok: Token) -> list[NumericFact]:
+    """The facts of a NUMERIC_FACTS token (a run of one-line ``(= (f o ...) n)``),
+    each with spans for the ``=``, the function term and the number, as the
+    structural path gives them (the function term's arguments get theirs
+    from the source when a message needs one, as atoms of a run do)."""
+    facts: list[NumericFact] = []
+    for m, span in _matches(tok, _NUMERIC_PIECE):
+        parts = m.group(3).lower().split()
+        target = FunctionTerm(parts[0], tuple([_shared_term(p) for p in parts[1:]]), span(2))
+        facts.append(NumericFact(target, Number(parse_number(m.group(4)), span(4)), span(1)))
+    return facts
 
 
 def _split_atom_run(tok: Token) -> list[Atom]:
@@ -180,8 +206,8 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
     for item in items:
         if isinstance(item, _Run):
             out.extend(item.items)
-        elif isinstance(item, Token):  # a bare GROUND_ATOMS run (in :init)
-            out.extend(_split_atom_run(item))
+        elif isinstance(item, Token):  # a bare GROUND_ATOMS or NUMERIC_FACTS run (in :init)
+            out.extend(_split_numeric_run(item) if item.type == "NUMERIC_FACTS" else _split_atom_run(item))
         else:
             out.append(item)
     return tuple(out)
@@ -218,9 +244,7 @@ def _term(tok: Token) -> Variable | Constant:
 
 
 def _number(tok: Token) -> Number:
-    text = tok.value
-    value: int | float = float(text) if "." in text else int(text)
-    return Number(value, token_span(tok))
+    return Number(parse_number(tok.value), token_span(tok))
 
 
 def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
@@ -447,7 +471,8 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def other_section(self, c: list[Any]) -> UnsupportedConstruct:
         tok: Token = c[0]
-        return UnsupportedConstruct(tok.value.lower(), token_span(tok))
+        hash_t = next((t for t in c[1:] if t.value.lower() == "#t"), None)
+        return UnsupportedConstruct(tok.value.lower(), token_span(tok), token_span(hash_t) if hash_t else None)
 
     # ------------------------------------------------------------ typed lists
 
@@ -536,8 +561,10 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
             expr = BinaryExpr(op.value, expr, more, span)
         return expr
 
-    def f_negate(self, c: list[Any]) -> BinaryExpr:
-        return BinaryExpr("-", c[1], None, token_span(c[0]))
+    def f_minus(self, c: list[Any]) -> BinaryExpr:
+        if len(c) == 2:  # (- e): negation
+            return BinaryExpr("-", c[1], None, token_span(c[0]))
+        return self.f_binary(c)
 
     # ------------------------------------------------------------ effects
 
