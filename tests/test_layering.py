@@ -13,7 +13,7 @@ LAYERS = {
     "errors": 0, "features": 0, "gcpause": 0, "exact": 0,
     "model": 1,
     "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2, "relabel": 2,
-    "checker": 3, "normalise": 3,
+    "checker": 3, "normalise": 3, "numeric": 3,
     "lifted": 4,
     "validate": 5, "task": 5,
     "grounding": 6,
