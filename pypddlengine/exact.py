@@ -75,6 +75,8 @@ def to_text(x: Value) -> str:
     places = _terminating(x)  # type: ignore[arg-type]
     if places is None:
         return f"{x.numerator}/{x.denominator}"  # type: ignore[union-attr]
+    if places == 0:  # a Fraction with denominator 1
+        return str(x.numerator)  # type: ignore[union-attr]
     sign = "-" if x < 0 else ""
     scaled = abs(x.numerator) * (10**places // x.denominator)  # type: ignore[union-attr]
     whole, frac = divmod(scaled, 10**places)
@@ -94,6 +96,7 @@ def to_json(x: Value) -> int | float | str:
     """A JSON value for ``x``: an int; a float whose shortest ``repr`` is the
     exact decimal (``0.4``); otherwise the exact string (``"1/3"``, or a long
     decimal that no double writes exactly)."""
+    x = normal(x)
     if x.__class__ is int:
         return x  # type: ignore[return-value]
     f = float(x)

@@ -56,7 +56,7 @@ def test_literals_are_exact() -> None:
 
 
 @pytest.mark.parametrize(("value", "text", "json"), [
-    (3, "3", 3), (Fraction(2, 5), "0.4", 0.4), (Fraction(-25, 8), "-3.125", -3.125),
+    (3, "3", 3), (Fraction(3), "3", 3), (Fraction(2, 5), "0.4", 0.4), (Fraction(-25, 8), "-3.125", -3.125),
     (Fraction(1, 3), "1/3", "1/3"), (Fraction(-1, 3), "-1/3", "-1/3"), (Fraction(1, 20), "0.05", 0.05),
     (Fraction(123456789123456789, 10**18), "0.123456789123456789", "0.123456789123456789"),
 ])
