@@ -46,18 +46,19 @@ from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or
 from .normalise import free_variables
-from .task import (
+from .step import (
     FALSE,
     TRUE,
     AdlAction,
-    ConditionalEffect,
     Formula,
-    GeneralParts,
     GroundAction,
     GroundAxiom,
-    GroundingStats,
-    Task,
+    action_source,
+    encode,
+    general_parts,
 )
+from .step import tuple_source as tup
+from .task import GeneralParts, GroundingStats, Task
 
 __all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "check_estimate", "ground", "ground_brute_force"]
 
@@ -125,10 +126,6 @@ def _term(x: int) -> str:
     return f"v{x}" if x >= 0 else str(~x)
 
 
-def _key(t: Template, var: Callable[[int], str] = _term) -> str:
-    return f"({', '.join([str(t[0]), *map(var, t[1])])},)"
-
-
 def _bind(lines: list[str], indent: str, source: str, args: tuple[int, ...], bound: set[int],
           schema: Schema, skip: int | None, fail: str) -> None:
     """Unify ``source`` (an atom key variable) with template ``args``."""
@@ -183,59 +180,22 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
 
 def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost: bool,
                   sink: str = "actions") -> str:
-    """Source of ``make(a)``: reject ``a`` on equality or static negative
-    preconditions; else intern the precondition and effect atoms (new add
-    effects join the queue), create the ground action and file it in the
-    successor index under its fluent precondition number ``watch`` (or with
-    the actions that have none)."""
-
-    def term(x: int) -> str:
-        return f"a[{x}]" if x >= 0 else str(~x)
-
+    """Source of ``make(a)``: the instantiation of :func:`pypddlengine.step.action_source`
+    (new add effects join the queue), then the ground action is created and
+    filed in the successor index under its fluent precondition number
+    ``watch`` (or with the actions that have none)."""
     lines = ["def make(a):"]
     if schema.residual is not None:  # ADL: decided optimistically (only static atoms can refute it)
         lines.append("    if not possible(a): return")
-    for x, y in schema.eq:
-        lines.append(f"    if {term(x)} != {term(y)}: return")
-    for x, y in schema.neq:
-        lines.append(f"    if {term(x)} == {term(y)}: return")
-    for t in schema.neg:
-        if t[0] in static:
-            lines.append(f"    if {_key(t, term)} in init: return")
-    fluent_pre = [t for t in schema.pre if t[0] not in static]
-    pre = [f"p{i}" for i in range(len(fluent_pre))]
-    known = {t: f"p{i}" for i, t in enumerate(fluent_pre)}  # STRIPS deletes are mostly preconditions
-    for i, t in enumerate(fluent_pre):
-        lines.append(f"    p{i} = ids[{_key(t, term)}]")
-    names: dict[str, list[str]] = {"neg": [], "add": [], "delete": []}
-    count = 0
-    for kind, templates in (("neg", schema.neg), ("add", schema.add), ("delete", schema.delete)):
-        for t in templates:
-            if kind == "neg" and t[0] in static:
-                continue
-            if kind == "delete" and t in known:
-                names[kind].append(known[t])
-                continue
-            v = f"x{count}"
-            count += 1
-            lines.append(f"    k = {_key(t, term)}")
-            lines.append(f"    {v} = ids.get(k)")
-            lines.append(f"    if {v} is None: {v} = intern(k)")
-            if kind == "add":
-                lines.append(f"    if not reached[{v}]:")
-                lines.append(f"        reached[{v}] = True")
-                lines.append("        queue.append(k)")
-            names[kind].append(v)
-
-    def tup(items: list[str]) -> str:
-        return f"({', '.join(items)},)" if items else "()"
-
+    queue = ["    if not reached[{v}]:", "        reached[{v}] = True", "        queue.append(k)"]
+    body, parts = action_source(schema, static, lazy=False, pre_known=True, add_hook=queue)
+    lines += body
     lines.append(f"    n = len({sink})")
     lines.append("    if n >= limit: too_many()")
     cost = "1" if unit_cost or sink != "actions" else "cost_of(a)"
     lines.append(
-        f"    act = GroundAction(n, schema, a, {tup(pre)}, {tup(names['neg'])}, {tup(names['add'])}, "
-        f"{tup(names['delete'])}, {cost})"
+        f"    act = GroundAction(n, schema, a, {tup(parts['pre'])}, {tup(parts['neg'])}, {tup(parts['add'])}, "
+        f"{tup(parts['delete'])}, {cost})"
     )
     lines.append(f"    {sink}.append(act)")
     if sink != "actions":  # an axiom: no successor index
@@ -243,9 +203,9 @@ def _maker_source(schema: Schema, static: frozenset[int], watch: int, unit_cost:
     if schema.rules:
         lines.append("    expand(act)")
     lines.append("    by_args[a] = act")
+    pre = parts["pre"]
     if pre:
-        rest = [p for i, p in enumerate(pre) if i != watch]
-        lines.append(f"    act._rest = {tup(rest)}")
+        lines.append(f"    act._rest = {tup([p for i, p in enumerate(pre) if i != watch])}")
         lines.append(f"    bucket = watch.get(p{watch})")
         lines.append(f"    if bucket is None: watch[p{watch}] = [act]")
         lines.append("    else: bucket.append(act)")
@@ -322,49 +282,26 @@ class _General:
                 pending.append((rule.index, combo))
         self.pending[act.id] = pending
 
+    def atom(self, key: AtomKey) -> int | bool:
+        """How the finished grounding sees an atom (:data:`pypddlengine.step.AtomRef`):
+        a static atom by its initial value, an unreached one as false."""
+        g = self.g
+        if key[0] in g.static:
+            return key in self.lifted.init
+        i = g.ids.get(key)
+        return i if i is not None and g.reached[i] else False
+
     def encode(self, cond: Condition, b: dict[str, int]) -> Formula:
         """The ground formula of ``cond`` under ``b`` (after the fixpoint)."""
-        g, lifted = self.g, self.lifted
-        match cond:
-            case Atom() | Not(operand=Atom()):
-                negative = isinstance(cond, Not)
-                key = lifted._key(cond.operand if negative else cond, b)  # type: ignore[union-attr, arg-type]
-                if key[0] in g.static:
-                    value = key in lifted.init
-                else:
-                    i = g.ids.get(key)
-                    if i is not None and g.reached[i]:
-                        return ~i if negative else i
-                    value = False
-                return TRUE if value != negative else FALSE
-            case Equals() | Not(operand=Equals()):
-                return TRUE if lifted.holds(cond, b, ()) else FALSE
-            case And(parts=parts) | Or(parts=parts):
-                return _junction(isinstance(cond, And), [self.encode(p, b) for p in parts])
-            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
-                return _junction(isinstance(cond, Forall), [self.encode(body, e) for e in lifted._extend(b, vs)])
-        raise TypeError(f"not a normalised condition: {cond!r}")
+        return encode(self.lifted, cond, b, self.atom)
 
     def finalise(self) -> GeneralParts:
         g, lifted = self.g, self.lifted
         for act in g.actions:
-            schema = act.schema
-            b = schema.binding(act.args)
-            cond = TRUE if schema.residual is None else self._encode(schema.residual, b)
+            cond, effects = general_parts(lifted, act.schema, act.args, self._encode, g.ids.__getitem__,
+                                          self.pending.get(act.id, ()))
             act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
-            effects: list[ConditionalEffect] = []
-            for index, combo in self.pending.get(act.id, ()):
-                rule = schema.rules[index]
-                bb = {**b, **dict(zip((v.name for v in rule.variables), combo, strict=True))}
-                c = TRUE if rule.condition is None else self._encode(rule.condition, bb)
-                if c == FALSE:
-                    continue
-                effects.append(ConditionalEffect(
-                    None if c == TRUE else c,
-                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.adds)),
-                    tuple(dict.fromkeys(g.ids[lifted._key(a, bb)] for a in rule.deletes)),
-                    index, combo))
-            act.effects = tuple(effects)  # type: ignore[attr-defined]
+            act.effects = effects  # type: ignore[attr-defined]
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
@@ -403,22 +340,6 @@ def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dic
         case Forall(variables=vs, body=body):
             return all(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
     raise TypeError(f"not a normalised condition: {cond!r}")
-
-
-def _junction(conjunction: bool, parts: list[Formula]) -> Formula:
-    """Simplified ``(and ...)``/``(or ...)`` of ground formulas."""
-    unit, zero = (TRUE, FALSE) if conjunction else (FALSE, TRUE)
-    kept: list[Formula] = []
-    for p in parts:
-        if p == zero:
-            return zero
-        if p != unit:
-            kept.append(p)
-    if not kept:
-        return unit
-    if len(kept) == 1:
-        return kept[0]
-    return (0 if conjunction else 1, tuple(kept))
 
 
 # ----------------------------------------------------------------------------- the fixpoint

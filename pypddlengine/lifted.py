@@ -7,12 +7,14 @@ its preconditions and effects as *templates* ``(predicate_id, args)`` where
 ``args[i] >= 0`` is a parameter index and ``args[i] < 0`` is the constant
 ``~args[i]``.
 
-Three consumers share this module: the reachability grounder, the plan
-validator (which never grounds: it instantiates each plan step from its
-schema, which is why validating a 1,000-step plan on 400 blocks takes
-milliseconds), and the session's explanations of inapplicable actions. They
-all resolve action names through :meth:`LiftedTask.resolve` and instantiate
-through :meth:`Schema.instantiate`, so there is one semantics.
+Everything above the lifted task reads it: the two backends (the
+reachability grounder and the on-demand instantiation), which compile
+schemas into ground actions with :mod:`pypddlengine.step`, the one
+definition of a step; the validator, which resolves action names through
+:meth:`LiftedTask.resolve`; and the explanations of inapplicable actions and
+unsatisfied goals (:meth:`LiftedTask.unsatisfied`, :meth:`LiftedTask.explain`),
+which evaluate conditions on atom keys with :meth:`LiftedTask.holds` to say
+*why* something fails (they decide nothing).
 """
 
 from __future__ import annotations
@@ -136,11 +138,6 @@ class Schema:
     def instantiate(self, args: tuple[int, ...]) -> Instance:
         """The ground instance for ``args`` (object ids, already type-checked)."""
         return Instance(self, args, *self._parts(args))
-
-    def parts(self, args: tuple[int, ...]) -> tuple[tuple[Any, ...], ...]:
-        """``(pre, neg, eq, neq, add, delete)`` of :meth:`instantiate`, without
-        building an :class:`Instance` (the validator's inner loop)."""
-        return self._parts(args)
 
 
 def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]]:
@@ -276,6 +273,8 @@ class LiftedTask:
         self.axiom_strata: tuple[tuple[Schema, ...], ...] = self._stratify(domain)
         self.general = bool(axioms) or self.goal_residual is not None or any(s.general for s in self.schemas)
         """Whether the task uses ADL or axioms beyond the STRIPS fast path."""
+        self.generated: dict[object, object] = {}
+        """Code the backends generate from this task, kept for the next backend built on it."""
 
     # ------------------------------------------------------------------ building
 
@@ -484,14 +483,6 @@ class LiftedTask:
             out += self.explain(self.goal_residual, {}, state)
         return out
 
-    def is_goal(self, state: frozenset[AtomKey] | set[AtomKey]) -> bool:
-        return (
-            not self.goal_static_false
-            and all(k in state for k in self.goal_pos)
-            and not any(k in state for k in self.goal_neg)
-            and (self.goal_residual is None or self.holds(self.goal_residual, {}, state))
-        )
-
     def goal_parts(self) -> list[str]:
         """The goal's conjuncts as text: each literal, then each compound part."""
         out = [self.render_key(k) for k in self.goal_pos]
@@ -536,78 +527,6 @@ class LiftedTask:
         names = [v.name for v in variables]
         for combo in itertools.product(*(self._domain_of(v.types) for v in variables)):
             yield {**binding, **dict(zip(names, combo, strict=True))}
-
-    def solutions(self, variables: tuple[Parameter, ...], cond: Condition | None, binding: dict[str, int],
-                  state: frozenset[AtomKey] | set[AtomKey]) -> Iterator[dict[str, int]]:
-        """Every extension of ``binding`` to ``variables`` (typed) under which
-        ``cond`` holds in ``state``. Positive top-level atoms are joined with
-        the state first; the other variables range over their types."""
-        literals, _ = split(cond)
-        positive = [lit for lit in literals if isinstance(lit, Atom)]
-        allowed = {v.name: frozenset(self._domain_of(v.types)) for v in variables}
-        by_pred: dict[int, list[AtomKey]] = {}
-        wanted = {self.predicate_index[a.predicate] for a in positive}
-        for key in state:
-            if key[0] in wanted:
-                by_pred.setdefault(key[0], []).append(key)
-
-        def join(i: int, b: dict[str, int]) -> Iterator[dict[str, int]]:
-            if i == len(positive):
-                free = tuple(v for v in variables if v.name not in b)
-                for full in self._extend(b, free):
-                    if cond is None or self.holds(cond, full, state):
-                        yield full
-                return
-            atom = positive[i]
-            for key in by_pred.get(self.predicate_index[atom.predicate], ()):
-                nb = b
-                for t, o in zip(atom.terms, key[1:], strict=True):
-                    if not t.name.startswith("?"):
-                        if self.object_index[t.name] != o:
-                            break
-                    elif t.name in nb:
-                        if nb[t.name] != o:
-                            break
-                    elif t.name in allowed and o in allowed[t.name]:
-                        nb = {**nb, t.name: o}
-                    else:
-                        break
-                else:
-                    yield from join(i + 1, nb)
-
-        yield from join(0, dict(binding))
-
-    def derive(self, state: Iterable[AtomKey]) -> set[AtomKey]:
-        """The derived atoms that hold given the fluent atoms ``state``
-        (stratum by stratum, each to its fixpoint)."""
-        derived = self.derived_predicates
-        keys = {k for k in state if k[0] not in derived}
-        out: set[AtomKey] = set()
-        for stratum in self.axiom_strata:
-            changed = True
-            while changed:
-                changed = False
-                for schema in stratum:
-                    axiom = schema.axiom
-                    assert axiom is not None
-                    for b in self.solutions(schema.decl.parameters, schema.condition, {}, keys):
-                        key = self._key(axiom.head, b)
-                        if key not in keys:
-                            keys.add(key)
-                            out.add(key)
-                            changed = True
-        return out
-
-    def fired(self, schema: Schema, args: tuple[int, ...], state: frozenset[AtomKey] | set[AtomKey]
-              ) -> list[tuple[EffectRule, dict[str, int], list[AtomKey], list[AtomKey]]]:
-        """The conditional effects of ``schema(args)`` that fire in ``state``:
-        ``(rule, binding, adds, deletes)`` per rule and binding."""
-        out = []
-        base = schema.binding(args)
-        for rule in schema.rules:
-            for b in self.solutions(rule.variables, rule.condition, base, state):
-                out.append((rule, b, [self._key(a, b) for a in rule.adds], [self._key(a, b) for a in rule.deletes]))
-        return out
 
     def render_condition(self, cond: Condition, binding: dict[str, int]) -> str:
         names: dict[str, Term] = {k: Constant(self.object_display[v]) for k, v in binding.items()}

@@ -59,8 +59,9 @@ from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, And, Plan
 from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
+from .step import ConditionalEffect, GroundAction, State, revert
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
-from .task import GroundAction, State, Task
+from .task import Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
@@ -415,15 +416,12 @@ class Session:
         state = self._state
         if ground_action is None or not ground_action.applicable(state):
             return self._failed(text, self._why_not(inst))
-        new_state = ground_action.apply(state)
-        fired: tuple[str, ...] = ()
-        if self.task.general is None:
-            added = tuple(a for a in ground_action.add if a not in state)
-            deleted = tuple(d for d in ground_action.delete if d in state and d not in new_state)
-        else:  # conditional effects and derived atoms: the exact change
-            added = tuple(sorted(new_state - state))
-            deleted = tuple(sorted(state - new_state))
-            fired = self._fired(ground_action, state)
+        try:
+            move = ground_action.step(state)
+        except PDDLError as err:  # a cost value the problem does not define (lifted backend)
+            return self._failed(text, _failure_from_error(err))
+        new_state, added, deleted = move.state, move.added, move.deleted
+        fired = self._fired(ground_action, move.fired) if move.fired else ()
         shown_added, shown_deleted = added, deleted
         if self.observation is not None:  # the change in what is seen: revealed atoms count as added
             seen_before, seen_after = self.observe(state), self.observe(new_state)
@@ -446,13 +444,13 @@ class Session:
             fired=fired,
         )
 
-    def _fired(self, action: GroundAction, state: State) -> tuple[str, ...]:
-        """The conditional effects of ``action`` that fire in ``state``, each
-        as ``when <condition> [for ?x=obj]: <effects>`` with its objects."""
+    def _fired(self, action: GroundAction, fired: Iterable[ConditionalEffect]) -> tuple[str, ...]:
+        """The conditional effects of ``action`` that fired, each as
+        ``when <condition> [for ?x=obj]: <effects>`` with its objects."""
         lifted = self.lifted
         schema = action.schema
         out: list[str] = []
-        for effect in action.fired(state):  # type: ignore[attr-defined]
+        for effect in fired:
             rule = schema.rules[effect.rule]
             binding = {**schema.binding(action.args), **dict(zip((v.name for v in rule.variables), effect.args,
                                                                  strict=True))}
@@ -685,11 +683,10 @@ class Session:
         state), rebuilt backwards from the current state."""
         if not 0 <= step <= len(self._history):
             raise IndexError(f"step {step} is not in the history (0..{len(self._history)})")
-        state = set(self._state)
+        state = self._state
         for entry in reversed(self._history[step:]):
-            state.difference_update(entry.added)
-            state.update(entry.deleted)
-        return frozenset(state)
+            state = revert(state, entry.added, entry.deleted)
+        return state
 
     def _rebuild_loop_index(self) -> None:
         self._first_seen = {}
@@ -724,7 +721,7 @@ class Session:
         undone = 0
         while undone < steps and self._history:
             entry = self._history.pop()
-            self._state = self._state.difference(entry.added).union(entry.deleted)
+            self._state = revert(self._state, entry.added, entry.deleted)
             if self.detect_loops:
                 digest = self._digests.pop()
                 if self._first_seen.get(digest) == entry.step:
@@ -785,9 +782,7 @@ class Session:
     def validate(self, plan: Plan | Iterable[ActionRef | str] | None = None) -> ValidationReport:
         """Validate ``plan`` from the initial state (the session's history when
         ``plan`` is ``None``). The session itself is not changed."""
-        if plan is None:
-            plan = [h.text for h in self._history]
-        return validate_plan(self.lifted, plan)
+        return validate_plan(self.task, [h.action for h in self._history] if plan is None else plan)
 
 
 def _shown(render, atoms: Iterable[int]) -> tuple[str, ...]:  # type: ignore[no-untyped-def]

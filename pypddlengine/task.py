@@ -25,54 +25,18 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from .lifted import AtomKey, LiftedTask, Schema
+from .step import (
+    AxiomEvaluator,
+    Formula,
+    GroundAction,
+    GroundAxiom,
+    State,
+    holds,
+    initial_state,
+)
 
-__all__ = [
-    "FALSE",
-    "TRUE",
-    "AdlAction",
-    "AxiomEvaluator",
-    "ConditionalEffect",
-    "Formula",
-    "GeneralParts",
-    "GroundAction",
-    "GroundAxiom",
-    "GroundingStats",
-    "RelaxedOperator",
-    "State",
-    "Task",
-    "holds",
-]
-
-State = frozenset[int]
-"""A state: the set of ids of the atoms that hold (static atoms and derived
-atoms included)."""
-
-Formula = int | tuple  # type: ignore[type-arg]
-"""A ground condition: atom id ``i`` (holds when ``i`` is in the state),
-``~i`` (holds when it is not), ``(0, parts)`` a conjunction, ``(1, parts)``
-a disjunction. Quantifiers were expanded and static atoms folded when
-grounding; :data:`TRUE` and :data:`FALSE` are the empty conjunction and
-disjunction."""
-
-TRUE: Formula = (0, ())
-FALSE: Formula = (1, ())
-
-
-def holds(f: Formula, state: State | set[int]) -> bool:
-    """Whether the ground formula ``f`` holds in ``state``."""
-    if f.__class__ is int:
-        return f in state if f >= 0 else ~f not in state  # type: ignore[operator]
-    kind, parts = f  # type: ignore[misc]
-    if kind == 0:
-        for p in parts:
-            if not holds(p, state):
-                return False
-        return True
-    for p in parts:
-        if holds(p, state):
-            return True
-    return False
-
+__all__ = ["GeneralParts", "GroundingStats", "RelaxedOperator", "StepSpace", "Task", "natural_key"]
+# GroundAction, State, Formula, holds, ... live in pypddlengine.step (imported here for older imports)
 
 def _positive_dnf(f: Formula | None, negated: dict[int, int], cap: int = 32) -> list[tuple[int, ...]]:
     """The disjuncts of ``f`` in DNF over atoms: a negative literal ``~i``
@@ -121,114 +85,6 @@ def _negative_atoms(f: Formula | None, out: set[int]) -> None:
         _negative_atoms(p, out)
 
 
-class GroundAction:
-    """A ground action. ``pre``/``neg`` hold the ids of the positive and
-    negative *fluent* preconditions (static ones were checked when grounding,
-    so they are always true in reachable states); ``add``/``delete`` the
-    effect ids. Identity is the action's ``id`` within its task."""
-
-    __slots__ = ("_rest", "add", "args", "cost", "delete", "id", "neg", "pre", "schema")
-
-    def __init__(
-        self,
-        id: int,
-        schema: Schema,
-        args: tuple[int, ...],
-        pre: tuple[int, ...],
-        neg: tuple[int, ...],
-        add: tuple[int, ...],
-        delete: tuple[int, ...],
-        cost: int | float,
-    ) -> None:
-        self.id = id
-        self.schema = schema
-        self.args = args
-        self.pre = pre
-        self.neg = neg
-        self.add = add
-        self.delete = delete
-        self.cost = cost
-        self._rest: tuple[int, ...] = pre
-
-    def applicable(self, state: State | set[int]) -> bool:  # loops unrolled: hot path
-        for a in self.pre:
-            if a not in state:
-                return False
-        for a in self.neg:
-            if a in state:
-                return False
-        return True
-
-    def apply(self, state: State) -> State:
-        """The successor state: deletes first, then adds (an atom both
-        deleted and added ends true)."""
-        if self.delete:
-            state = state.difference(self.delete)
-        if self.add:
-            state = state.union(self.add)
-        return state
-
-    def __repr__(self) -> str:
-        return f"<GroundAction {self.id} {self.schema.name}{self.args}>"
-
-
-class ConditionalEffect(NamedTuple):
-    """A ground conditional effect: when ``cond`` (``None``: always) holds in
-    the state before the step, ``delete`` then ``add`` apply. ``rule`` and
-    ``args`` name the effect rule of the schema and its quantified objects."""
-
-    cond: Formula | None
-    add: tuple[int, ...]
-    delete: tuple[int, ...]
-    rule: int
-    args: tuple[int, ...]
-
-
-class GroundAxiom(NamedTuple):
-    """``head`` holds when ``pre`` hold, ``neg`` do not and ``cond`` holds."""
-
-    head: int
-    pre: tuple[int, ...]
-    neg: tuple[int, ...]
-    cond: Formula | None
-
-
-class AxiomEvaluator:
-    """Computes the derived atoms of a state: the strata in order, each to
-    its fixpoint (negated derived atoms come from earlier strata, so within a
-    stratum the rules are monotone)."""
-
-    __slots__ = ("derived", "strata")
-
-    def __init__(self, strata: tuple[tuple[GroundAxiom, ...], ...], derived: frozenset[int]) -> None:
-        self.strata = strata
-        self.derived = derived
-
-    def __call__(self, state: State | set[int]) -> State:
-        cur = set(state)
-        cur.difference_update(self.derived)
-        for stratum in self.strata:
-            pending = [ax for ax in stratum if ax.head not in cur]
-            changed = True
-            while changed and pending:
-                changed = False
-                rest = []
-                for ax in pending:
-                    if ax.head in cur:
-                        continue
-                    for a in ax.pre:
-                        if a not in cur:
-                            break
-                    else:
-                        if not any(n in cur for n in ax.neg) and (ax.cond is None or holds(ax.cond, cur)):
-                            cur.add(ax.head)
-                            changed = True
-                            continue
-                    rest.append(ax)
-                pending = rest
-        return frozenset(cur)
-
-
 class GeneralParts(NamedTuple):
     """What a task beyond STRIPS adds to its ground actions: the axioms by
     stratum, the goal's compound part, and the ids of derived atoms."""
@@ -236,44 +92,6 @@ class GeneralParts(NamedTuple):
     strata: tuple[tuple[GroundAxiom, ...], ...]
     goal: Formula | None
     derived: frozenset[int]
-
-
-class AdlAction(GroundAction):
-    """A ground action of a task beyond STRIPS: ``cond`` is the precondition
-    beyond ``pre``/``neg`` (``None``: nothing more), ``effects`` the
-    conditional effects, ``derive`` the task's axioms (``None``: none).
-
-    :meth:`apply` evaluates every effect condition in the state before the
-    step, deletes before adds (for conditional effects too), then recomputes
-    the derived atoms."""
-
-    __slots__ = ("cond", "derive", "effects")
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self.cond: Formula | None = None
-        self.effects: tuple[ConditionalEffect, ...] = ()
-        self.derive: AxiomEvaluator | None = None
-
-    def applicable(self, state: State | set[int]) -> bool:
-        return super().applicable(state) and (self.cond is None or holds(self.cond, state))
-
-    def fired(self, state: State | set[int]) -> list[ConditionalEffect]:
-        """The conditional effects whose condition holds in ``state``."""
-        return [e for e in self.effects if e.cond is None or holds(e.cond, state)]
-
-    def apply(self, state: State) -> State:
-        fired = self.fired(state) if self.effects else ()
-        if fired:
-            delete = set(self.delete)
-            add = set(self.add)
-            for e in fired:
-                delete.update(e.delete)
-                add.update(e.add)
-            new = state.difference(delete).union(add)
-        else:
-            new = super().apply(state)
-        return new if self.derive is None else self.derive(new)
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +134,85 @@ def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
 
 
-class Task:
+class StepSpace:
+    """What the session and the validator need from a backend: atom ids and
+    their keys, the initial state, ground actions by reference, the goal
+    test and rendering. Two backends: the grounded :class:`Task` (every
+    reachable action built up front, applicable actions from an index) and
+    the lifted :class:`pypddlengine.lazy.LazyTask` (actions instantiated on
+    demand, applicable actions by joins). Both build their actions with
+    :mod:`pypddlengine.step`, so a step means the same in both."""
+
+    backend = "grounded"
+    """``"grounded"`` or ``"lifted"``."""
+    lifted: LiftedTask
+    atoms: Sequence[AtomKey]
+    """``atoms[i]`` is the key of atom id ``i``."""
+    atom_ids: dict[AtomKey, int]
+    init: State
+    static_atoms: frozenset[int]
+    """The atoms of static predicates true in every state (a subset of :attr:`init`)."""
+    derived_atoms: frozenset[int]
+    goal_pos: tuple[int, ...]
+    goal_neg: tuple[int, ...]
+    goal_cond: Formula | None
+    general: object | None
+    """``None`` for a STRIPS task (the fast paths), else what it adds (backend-specific)."""
+    _object_rank: list[int] | None = None
+    _schema_rank: list[int]
+
+    def _rank(self) -> None:
+        """The sort order of objects and schemas (for :meth:`sort_actions`)."""
+        lifted = self.lifted
+        obj_rank = sorted(range(len(lifted.objects)), key=lambda o: natural_key(lifted.object_display[o]))
+        self._object_rank = [0] * len(obj_rank)
+        for rank, oid in enumerate(obj_rank):
+            self._object_rank[oid] = rank
+        schema_rank = sorted(range(len(lifted.schemas)), key=lambda s: lifted.schemas[s].name)
+        self._schema_rank = [0] * len(schema_rank)
+        for rank, sid in enumerate(schema_rank):
+            self._schema_rank[sid] = rank
+
+    def applicable(self, state: State) -> list[GroundAction]:
+        """The actions applicable in ``state``, in no particular order (see
+        :meth:`sort_actions`)."""
+        raise NotImplementedError
+
+    def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
+        """The ground action for a resolved reference, or ``None`` when it is
+        applicable in no state reachable from the initial state."""
+        raise NotImplementedError
+
+    def sort_actions(self, actions: Iterable[GroundAction]) -> list[GroundAction]:
+        """Order by schema name, then argument names in natural order
+        (``b2`` before ``b10``): deterministic and readable."""
+        if self._object_rank is None:
+            self._rank()
+        srank, orank = self._schema_rank, self._object_rank
+        return sorted(actions, key=lambda a: (srank[a.schema.id], [orank[o] for o in a.args]))
+
+    def is_goal(self, state: State | set[int]) -> bool:
+        if self.lifted.goal_static_false:
+            return False
+        for a in self.goal_pos:
+            if a not in state:
+                return False
+        if self.goal_cond is not None and not holds(self.goal_cond, state):
+            return False
+        return all(a not in state for a in self.goal_neg)
+
+    def keys(self, state: Iterable[int]) -> set[AtomKey]:
+        atoms = self.atoms
+        return {atoms[i] for i in state}
+
+    def render_atom(self, atom_id: int) -> str:
+        return self.lifted.render_key(self.atoms[atom_id])
+
+    def render_action(self, action: GroundAction) -> str:
+        return self.lifted.render_action(action.schema, action.args)
+
+
+class Task(StepSpace):
     """A grounded task, built by :func:`pypddlengine.grounding.ground`.
 
     ``atoms[i]`` is the key of atom id ``i``; ``reachable[i]`` tells whether
@@ -354,11 +250,11 @@ class Task:
         self._relaxed_index: tuple[dict[int, list[int]], list[int]] | None = None
         self._negated: dict[int, int] = {}
         self._add_index: dict[int, tuple[GroundAction, ...]] | None = None
-        self.init: State = frozenset(atom_ids[k] for k in lifted.init)
+        self.init = initial_state(atom_ids[k] for k in lifted.init)
         self.general = general
         """ADL and axiom parts (``None`` for a STRIPS task: the fast path)."""
-        self.derived_atoms: frozenset[int] = general.derived if general is not None else frozenset()
-        self.goal_cond: Formula | None = general.goal if general is not None else None
+        self.derived_atoms = general.derived if general is not None else frozenset()
+        self.goal_cond = general.goal if general is not None else None
         self.axioms: AxiomEvaluator | None = None
         if general is not None and any(general.strata):
             self.axioms = AxiomEvaluator(general.strata, general.derived)
@@ -366,20 +262,13 @@ class Task:
                 action.derive = self.axioms  # type: ignore[attr-defined]
             self.init = self.axioms(self.init)
         fluent = lifted.fluent_predicates
-        self.static_atoms: frozenset[int] = frozenset(i for i in self.init if atoms[i][0] not in fluent)
-        self.goal_pos: tuple[int, ...] = tuple(atom_ids.get(k, -1) for k in lifted.goal_pos)
-        self.goal_neg: tuple[int, ...] = tuple(atom_ids[k] for k in lifted.goal_neg if k in atom_ids)
+        self.static_atoms = frozenset(i for i in self.init if atoms[i][0] not in fluent)
+        self.goal_pos = tuple(atom_ids.get(k, -1) for k in lifted.goal_pos)
+        self.goal_neg = tuple(atom_ids[k] for k in lifted.goal_neg if k in atom_ids)
         self.unreachable_goals: tuple[AtomKey, ...] = tuple(
             k for k in lifted.goal_pos if k not in atom_ids or not self.reachable[atom_ids[k]]
         )
-        obj_rank = sorted(range(len(lifted.objects)), key=lambda o: natural_key(lifted.object_display[o]))
-        self._object_rank = [0] * len(obj_rank)
-        for rank, oid in enumerate(obj_rank):
-            self._object_rank[oid] = rank
-        schema_rank = sorted(range(len(lifted.schemas)), key=lambda s: lifted.schemas[s].name)
-        self._schema_rank = [0] * len(schema_rank)
-        for rank, sid in enumerate(schema_rank):
-            self._schema_rank[sid] = rank
+        self._rank()
 
     # ------------------------------------------------------------------ successor index
 
@@ -407,35 +296,12 @@ class Task:
         """The same set as :meth:`applicable`, by checking every action (oracle)."""
         return [a for a in self.actions if a.applicable(state)]
 
-    def sort_actions(self, actions: Iterable[GroundAction]) -> list[GroundAction]:
-        """Order by schema name, then argument names in natural order
-        (``b2`` before ``b10``): deterministic and readable."""
-        srank, orank = self._schema_rank, self._object_rank
-        return sorted(actions, key=lambda a: (srank[a.schema.id], [orank[o] for o in a.args]))
-
-    # ------------------------------------------------------------------ goals and rendering
-
-    def is_goal(self, state: State) -> bool:
-        if self.lifted.goal_static_false:
-            return False
-        for a in self.goal_pos:
-            if a not in state:
-                return False
-        if self.goal_cond is not None and not holds(self.goal_cond, state):
-            return False
-        return all(a not in state for a in self.goal_neg)
-
-    def keys(self, state: Iterable[int]) -> set[AtomKey]:
-        atoms = self.atoms
-        return {atoms[i] for i in state}
+    # ------------------------------------------------------------------ rendering
 
     def render_atom(self, atom_id: int) -> str:
         if atom_id == len(self.atoms):  # the virtual goal atom (see goal_atoms)
             return self.lifted.render_condition(self.lifted.goal_residual, {})  # type: ignore[arg-type]
         return self.lifted.render_key(self.atoms[atom_id])
-
-    def render_action(self, action: GroundAction) -> str:
-        return self.lifted.render_action(action.schema, action.args)
 
     def precondition_index(self) -> dict[int, list[GroundAction]]:
         """Atom id -> the actions with that atom as a fluent precondition

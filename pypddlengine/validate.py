@@ -1,9 +1,11 @@
 """Plan validation: the one validator behind the session, the CLI and MCP.
 
-It works on the lifted task: each step is resolved by name, instantiated from
-its schema and checked against the current state (a set of atom keys), then
-applied with delete-before-add semantics. Nothing is grounded, so its cost is
-proportional to the plan, not to the task (VAL works the same way).
+Each step is resolved by name and instantiated from its schema on demand
+(:class:`pypddlengine.lazy.LazyTask`), then checked and applied through the
+one definition of a step (:mod:`pypddlengine.step`), the same the sessions
+use. Nothing is grounded, so its cost is proportional to the plan, not to
+the task (VAL works the same way). A session validates its own history
+with its own backend and ground actions, without re-reading any text.
 
 Verdicts follow VAL: a plan is valid when every step resolves and is
 applicable in turn and the goal holds at the end. Validation stops at the
@@ -17,9 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import ActionReferenceError, PDDLError, Span, counted
-from .lifted import AtomKey, LiftedTask
+from .lazy import LazyTask
+from .lifted import LiftedTask
 from .model import ActionRef, Plan
+from .step import GroundAction
 from .syntax import parse_action_ref
+from .task import StepSpace
 
 __all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
 
@@ -106,73 +111,58 @@ def _num(value: int | float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _text(step: ActionRef | str) -> str:
+def _text(step: ActionRef | str | GroundAction) -> str:
+    if isinstance(step, GroundAction):
+        return step.schema.display
     return step.strip() if isinstance(step, str) else (step.text or str(step))
 
 
 def validate_plan(
-    task: LiftedTask,
-    plan: Plan | Iterable[ActionRef | str],
-    *,
-    start: frozenset[AtomKey] | None = None,
+    task: LiftedTask | StepSpace,
+    plan: Plan | Iterable[ActionRef | str | GroundAction],
 ) -> ValidationReport:
-    """Validate ``plan`` (a parsed :class:`Plan`, action refs, or action
-    strings in any accepted form) from the initial state, or from ``start``."""
+    """Validate ``plan`` (a parsed :class:`Plan`, action refs, action strings
+    in any accepted form, or ground actions of ``task``) from the initial
+    state. ``task``: a lifted task (validated with a fresh
+    :class:`~pypddlengine.lazy.LazyTask`, which grounds nothing) or a
+    session's backend."""
+    space = task if isinstance(task, StepSpace) else LazyTask(task)
+    lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
-    state: set[AtomKey] = set(task.init if start is None else start)
-    axioms = bool(task.axiom_schemas)
-    if axioms:
-        state = {k for k in state if k[0] not in task.derived_predicates}
-        state |= task.derive(state)
+    state: set[int] = set(space.init)
     cost: int | float = 0
-    unit = not task.uses_action_costs
     failure: StepFailure | None = None
     applied = 0
-    resolve = task.resolve
+    resolve, lookup = lifted.resolve, space.lookup
     for number, step in enumerate(steps, start=1):
         try:
-            ref = parse_action_ref(step) if isinstance(step, str) else step
-            schema, args = resolve(ref)
-            pre, neg, eq, neq, add, delete = schema.parts(args)
-            if (
-                all(k in state for k in pre)
-                and not any(k in state for k in neg)
-                and all(a == b for a, b in eq)
-                and not any(a == b for a, b in neq)
-                and (schema.residual is None or task.holds(schema.residual, schema.binding(args), state))
-            ):
-                cost += 1 if unit else task.action_cost(schema.instantiate(args))
-                if schema.rules:  # conditions read the state before the step; deletes before adds
-                    fired = task.fired(schema, args, state)
-                    state.difference_update(delete)
-                    for _, _, _, dels in fired:
-                        state.difference_update(dels)
-                    state.update(add)
-                    for _, _, adds, _ in fired:
-                        state.update(adds)
-                else:
-                    state.difference_update(delete)
-                    state.update(add)
-                if axioms:
-                    state = {k for k in state if k[0] not in task.derived_predicates}
-                    state |= task.derive(state)
+            if isinstance(step, GroundAction):
+                action: GroundAction | None = step
+                schema, args, span = step.schema, step.args, None
+            else:
+                ref = parse_action_ref(step) if isinstance(step, str) else step
+                schema, args = resolve(ref)
+                action, span = lookup(schema, args), ref.span
+            if action is not None and action.applicable(state):
+                cost += action.step_cost(state)
+                action.apply_to(state)
                 applied += 1
                 continue
             failure = StepFailure(
                 number,
-                task.render_action(schema, args),  # the task's spelling, like the atoms beside it
+                lifted.render_action(schema, args),  # the task's spelling, like the atoms beside it
                 INAPPLICABLE_ACTION,
                 "its preconditions do not hold",
-                tuple(task.unsatisfied(schema.instantiate(args), state)),
-                ref.span,
+                tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(state))),
+                span,
             )
         except ActionReferenceError as err:
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         except PDDLError as err:  # malformed action text, missing cost value
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         break
-    unsatisfied = tuple(task.unsatisfied_goals(state))
-    goal = failure is None and not unsatisfied
+    goal = failure is None and space.is_goal(state)
+    unsatisfied = () if goal else tuple(lifted.unsatisfied_goals(space.keys(state)))
     return ValidationReport(
         valid=goal,
         length=len(steps),
@@ -181,5 +171,5 @@ def validate_plan(
         goal_reached=goal,
         unsatisfied_goals=unsatisfied,
         failure=failure,
-        unit_cost=unit,
+        unit_cost=not lifted.uses_action_costs,
     )

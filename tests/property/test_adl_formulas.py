@@ -1,7 +1,7 @@
 """Random ADL formulas (and, or, not over anything, imply, exists, forall,
 equality, constants) decided in random states: the grounded engine (normalise
-stage, optimistic grounding, ground formulas), the lifted validator and the
-goal test all agree with the brute-force oracle of tests/oracles.py, which
+stage, optimistic grounding, ground formulas), the on-demand backend, the
+validator and the goal test all agree with the brute-force oracle of tests/oracles.py, which
 evaluates the formula as written."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from oracles import BruteForce
 
 from pypddlengine import compile_task, ground, parse_domain, parse_problem, validate_plan
+from pypddlengine.lazy import LazyTask
 from pypddlengine.model import And, Atom, Constant, Equals, Exists, Forall, Imply, Not, Or, Parameter, Variable
 from pypddlengine.printer import format_condition
 
@@ -68,5 +69,8 @@ def test_random_formulas_agree_with_direct_evaluation(cond, state) -> None:  # t
     applicable = {a.schema.name for a in task.applicable(task.init)}
     assert ("test" in applicable) == expected, text
     assert task.is_goal(task.init) == expected, text
+    lazy = LazyTask(lifted)  # the on-demand instantiation of the same formulas
+    assert ("test" in {a.schema.name for a in lazy.applicable(lazy.init)}) == expected, text
+    assert lazy.is_goal(lazy.init) == expected, text
     assert validate_plan(lifted, ["(test)"]).steps_applied == int(expected), text
     assert validate_plan(lifted, []).valid == expected, text

@@ -134,6 +134,22 @@ def test_missing_cost_value_is_an_error() -> None:
     assert info.value.code == "UNDEFINED_FUNCTION_VALUE" and "(len b c)" in info.value.message
 
 
+def test_missing_cost_value_fails_the_step_that_executes_it_not_before() -> None:
+    """The validator instantiates actions on demand: an action whose cost is
+    undefined is inapplicable like any other while its preconditions fail,
+    and an error (UNDEFINED_FUNCTION_VALUE) only when it would execute."""
+    from pypddlengine import compile_task, parse_domain, parse_problem, validate_plan
+
+    problem = COST_PROBLEM.replace("(= (len b c) 7)", "")
+    lifted = compile_task(parse_domain(COSTS), parse_problem(problem))
+    early = validate_plan(lifted, ["(drive b c)"])
+    assert early.failure is not None and early.failure.code == "INAPPLICABLE_ACTION"
+    late = validate_plan(lifted, ["(drive a b)", "(drive b c)"])
+    assert late.failure is not None and late.failure.step == 2
+    assert late.failure.code == "UNDEFINED_FUNCTION_VALUE" and "(len b c)" in late.failure.message
+    assert late.cost == 5
+
+
 def test_unreachable_goal_is_a_proven_dead_end() -> None:
     s = make(COSTS, COST_PROBLEM.replace("(road b c)", ""))
     assert s.task.unreachable_goals
