@@ -651,7 +651,8 @@ class _Checker:
                     span=span,
                     source=source,
                     hint="pypddlengine supports STRIPS and ADL (typing, negative and disjunctive conditions, "
-                    "quantifiers, equality, conditional effects), derived predicates and action costs",
+                    "quantifiers, equality, conditional effects), derived predicates, action costs and numeric "
+                    "fluents (PDDL 2.1 level 2)",
                     details={"feature": name, "requirement": FEATURE_INFO.get(name, ("", ""))[0]},
                 )
             )

@@ -72,6 +72,8 @@ SUPPORTED_REQUIREMENTS = frozenset(
         ":conditional-effects",
         ":adl",
         ":derived-predicates",
+        ":numeric-fluents",
+        ":fluents",
     }
 )
 
@@ -115,6 +117,7 @@ SUPPORTED_FEATURES = frozenset(
         "conditional-effects",
         "universal-effects",
         "derived-predicates",
+        "numeric-fluents",
     }
 )
 

@@ -44,18 +44,20 @@ from dataclasses import dataclass, field
 from .errors import ErrorCode, GroundingLimitError
 from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
-from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or
+from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, Or
 from .normalise import free_variables
 from .step import (
     FALSE,
     TRUE,
-    AdlAction,
     Formula,
     GroundAction,
     GroundAxiom,
+    action_class,
     action_source,
+    attach,
     encode,
     general_parts,
+    numeric_condition,
 )
 from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
@@ -300,8 +302,7 @@ class _General:
         for act in g.actions:
             cond, effects = general_parts(lifted, act.schema, act.args, self._encode, g.ids.__getitem__,
                                           self.pending.get(act.id, ()))
-            act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
-            act.effects = effects  # type: ignore[attr-defined]
+            attach(act, lifted, cond, effects)
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
@@ -339,6 +340,8 @@ def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dic
             return any(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
         case Forall(variables=vs, body=body):
             return all(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+        case Compare() | Not(operand=Compare()):  # decided when it reads static terms only, else possible
+            return numeric_condition(lifted, cond, b) != FALSE
     raise TypeError(f"not a normalised condition: {cond!r}")
 
 
@@ -405,7 +408,7 @@ class _Grounder:
             "always": self.always,
             "limit": self.options.max_actions,
             "too_many": self.too_many,
-            "GroundAction": GroundAction if self.general is None else AdlAction,
+            "GroundAction": action_class(self.lifted),
             "schema": schema,
             "axioms": self.axioms,
             "cost_of": lambda a, s=schema: self.lifted.action_cost(s.instantiate(a)),

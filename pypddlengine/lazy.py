@@ -26,14 +26,15 @@ from .model import Condition
 from .step import (
     FALSE,
     TRUE,
-    AdlAction,
     Derive,
     Formula,
     GroundAction,
     GroundAxiom,
     State,
     UndefinedCost,
+    action_class,
     action_source,
+    attach,
     axiom_fires,
     encode,
     general_parts,
@@ -76,7 +77,7 @@ class LazyTask(StepSpace):
         if lifted.goal_residual is not None:
             self.goal_cond = encode(lifted, lifted.goal_residual, {}, self._atom)
         self.axioms: LiftedAxioms | None = LiftedAxioms(self) if lifted.axiom_schemas else None
-        self.init = initial_state(init)
+        self.init = initial_state(init, lifted.initial_values if lifted.numeric_task else None)
         if self.axioms is not None:
             self.init = self.axioms(self.init)
 
@@ -107,7 +108,7 @@ class LazyTask(StepSpace):
         ns: dict[str, Any] = {
             "ids": self.atom_ids, "atoms": self.atoms, "append": self.atoms.append, "init": self.lifted.init,
             "schema": schema,
-            "Action": AdlAction if self.general is not None else GroundAction, "GroundAxiom": GroundAxiom,
+            "Action": action_class(self.lifted), "GroundAxiom": GroundAxiom,
             "new_id": self._ids.__next__,
             "cost_of": lambda a, s=schema: self._cost(s, a),
         }
@@ -135,8 +136,7 @@ class LazyTask(StepSpace):
             if cond == FALSE:
                 act = None
             else:
-                act.cond = None if cond == TRUE else cond
-                act.effects = effects
+                attach(act, self.lifted, cond, effects)
                 act.derive = self.axioms
         cache = self._cache
         if len(cache) >= CACHE_LIMIT:

@@ -51,12 +51,14 @@ from dataclasses import dataclass, field
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
 from .errors import ActionReferenceError, CheckpointError, ErrorCode, PDDLError
+from .exact import Value, to_text
 from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
 from .heuristics import relaxed_task
 from .landmarks import LandmarkProgress, Landmarks, find_landmarks
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, And, Plan
+from .numeric import term_text
 from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .step import ConditionalEffect, GroundAction, State, revert
@@ -182,6 +184,8 @@ class HistoryEntry:
     text: str
     added: tuple[int, ...]
     deleted: tuple[int, ...]
+    changed: tuple[tuple[int, Value | None, Value], ...] = ()
+    """Numeric values the step changed: ``(fluent id, old value, new value)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +203,8 @@ class StepResult:
     feedback: Feedback | None = None
     fired: tuple[str, ...] = ()
     """The conditional effects that fired (ADL tasks), each with its condition and objects."""
+    changed: tuple[str, ...] = ()
+    """Numeric values the step changed, ``(fuel t1): 20 -> 13`` (numeric tasks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,6 +346,17 @@ class Session:
             ids = ids - task.static_atoms
         return sorted(task.render_atom(i) for i in ids)
 
+    def state_values(self, *, include_static: bool = False) -> list[str]:
+        """The numeric values of the current state, ``(fuel t1) = 12.5``
+        (exact), in the order of the task's fluent terms; with
+        ``include_static`` also the static values (distances, capacities,
+        ...), which never change. Empty for a task without numeric fluents."""
+        values = getattr(self._state, "values", None)
+        out = [] if values is None else self.lifted.render_values(values)
+        if include_static:
+            out += self.lifted.render_static_values()
+        return out
+
     def observe(self, state: State | None = None) -> State:
         """The atoms of ``state`` (default: the current state) that the
         session's observation rules let the agent see."""
@@ -429,7 +446,7 @@ class Session:
             fired = ()  # their conditions and changes may name hidden atoms
         self._state = new_state
         step = len(self._history) + 1
-        self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
+        self._history.append(HistoryEntry(step, ground_action, text, added, deleted, move.changed))
         revisited = self._record_visit(new_state, step)
         render = self.task.render_atom
         return StepResult(
@@ -442,7 +459,18 @@ class Session:
             deleted=tuple(sorted(render(d) for d in shown_deleted)),
             feedback=self._feedback(new_state, revisited),
             fired=fired,
+            changed=self._changed(move.changed),
         )
+
+    def _changed(self, changed: Iterable[tuple[int, Value | None, Value]]) -> tuple[str, ...]:
+        """``(fuel t1): 20 -> 13`` for each value a step changed."""
+        lifted = self.lifted
+        out = []
+        for i, old, new in changed:
+            name, args = lifted.fluent_terms[i]
+            term = term_text(lifted.function_display.get(name, name), args, lifted.object_display)
+            out.append(f"{term}: {'undefined' if old is None else to_text(old)} -> {to_text(new)}")
+        return tuple(out)
 
     def _fired(self, action: GroundAction, fired: Iterable[ConditionalEffect]) -> tuple[str, ...]:
         """The conditional effects of ``action`` that fired, each as
@@ -511,7 +539,10 @@ class Session:
 
         def successor(a: GroundAction) -> State:
             if a.id not in successors:
-                successors[a.id] = a.apply(state)
+                try:
+                    successors[a.id] = a.apply(state)
+                except PDDLError:  # a numeric effect that cannot be executed: the step changes nothing
+                    successors[a.id] = state
             return successors[a.id]
 
         def makes_true(a: GroundAction, atom: int) -> bool:  # a is an applicable achiever of atom
@@ -685,7 +716,7 @@ class Session:
             raise IndexError(f"step {step} is not in the history (0..{len(self._history)})")
         state = self._state
         for entry in reversed(self._history[step:]):
-            state = revert(state, entry.added, entry.deleted)
+            state = revert(state, entry.added, entry.deleted, entry.changed)
         return state
 
     def _rebuild_loop_index(self) -> None:
@@ -721,7 +752,7 @@ class Session:
         undone = 0
         while undone < steps and self._history:
             entry = self._history.pop()
-            self._state = revert(self._state, entry.added, entry.deleted)
+            self._state = revert(self._state, entry.added, entry.deleted, entry.changed)
             if self.detect_loops:
                 digest = self._digests.pop()
                 if self._first_seen.get(digest) == entry.step:
