@@ -50,7 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
-from .errors import ActionReferenceError, CheckpointError, ErrorCode, PDDLError
+from .errors import ActionReferenceError, CheckpointError, ErrorCode, NumericError, PDDLError
 from .exact import Value, to_text
 from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
@@ -847,4 +847,7 @@ def _failure_from_error(err: PDDLError) -> Failure:
     suggestions = err.details.get("suggestions") if isinstance(err, ActionReferenceError) else None
     hints = (err.hint,) if err.hint else ()
     code = err.code if err.code != ErrorCode.SYNTAX_ERROR else ErrorCode.ACTION_SYNTAX
-    return Failure(code, err.message, (), tuple(suggestions or ()), hints)
+    message = err.message
+    if isinstance(err, NumericError) and err.location:  # where in the domain the step failed
+        message = f"{message} ({err.location})"
+    return Failure(code, message, (), tuple(suggestions or ()), hints)

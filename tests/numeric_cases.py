@@ -73,3 +73,39 @@ PROBLEM = """\
   (:goal (and (full t1) (>= (level t2) 0.7) (not (alarm))))
   (:metric minimize (+ (pumped) (* -0.5 (energy)))))
 """
+
+
+def without_goal(problem: Path, out: Path) -> Path:
+    """A copy of a problem file whose goal is ``(and)`` (every executable plan
+    reaches it, so VAL prints its final value for any such plan); the rest of
+    the text is kept byte for byte."""
+    text = problem.read_text(errors="replace")
+    start = end = text.lower().index("(:goal")
+    depth = 0
+    while end < len(text):
+        ch = text[end]
+        if ch == ";":  # a comment: skip to the end of its line
+            end = text.find("\n", end)
+            end = len(text) if end < 0 else end
+            continue
+        depth += 1 if ch == "(" else -1 if ch == ")" else 0
+        if depth == 0:
+            break
+        end += 1
+    out.write_text(text[:start] + "(:goal (and))" + text[end + 1:])
+    return out
+
+
+def random_walk(session, seed: int, steps: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """A seeded random walk of a session: at each step a random applicable
+    action; one whose execution fails (a numeric effect that cannot be
+    executed) is left out and another one tried."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(steps):
+        actions = session.applicable_actions()
+        rng.shuffle(actions)
+        if not any(session.execute(a).success for a in actions[:20]):
+            break
+    return session.plan()
