@@ -59,6 +59,7 @@ from .landmarks import LandmarkProgress, Landmarks, find_landmarks
 from .lifted import AtomKey, Instance, compile_task
 from .model import ActionRef, And, Plan
 from .numeric import term_text
+from .numeric_heuristics import numeric_relaxation
 from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .step import ConditionalEffect, GroundAction, State, revert
@@ -221,6 +222,8 @@ class Checkpoint:
         return len(self.history)
 
 
+NUMERIC_H_FF = ("on a numeric task the distance is the numeric relaxation's h_add (h_FF's relaxed plans are not "
+                "defined over numbers here)")
 NO_LANDMARKS = ("no landmark distance: landmarks are computed for STRIPS tasks only, not with conditional effects, "
                 "quantified or disjunctive conditions, or derived predicates")
 
@@ -641,9 +644,18 @@ class Session:
         notes: list[str] = []
         rt = relaxed_task(task)
         name = self.heuristic
-        ev = rt.evaluate(state, "max" if name == "h_max" else "add", plan=name == "h_ff" or level >= FeedbackLevel.FULL)
+        numeric = self.lifted.numeric_task
+        ev = rt.evaluate(state, "max" if name == "h_max" else "add",
+                         plan=not numeric and (name == "h_ff" or level >= FeedbackLevel.FULL))
         progress = self.landmark_progress()
         value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
+        nev = None
+        if numeric:  # the numeric relaxation (numeric_heuristics); h_FF is not defined over numbers here
+            nev = numeric_relaxation(task).evaluate(state, "max" if name == "h_max" else "add")
+            if name == "h_ff":
+                name = "h_add"
+                notes.append(NUMERIC_H_FF)
+            value = {"h_add": nev.h_add, "h_max": nev.h_max, "goal_count": nev.goal_count}.get(name)
         if name == "lm_count":
             value = None if progress is None else progress.lm_count
             if progress is None and task.general is not None:
@@ -656,6 +668,9 @@ class Session:
             if any(g < 0 for g in ev.unreachable_goals):  # goal atoms the grounding never reached
                 missing = (k for k in task.unreachable_goals if k not in task.atom_ids)
                 unreachable += tuple(self.lifted.render_key(k) for k in missing)
+        elif nev is not None and nev.dead_end:  # proved by the numeric relaxation (see its module)
+            status = DEAD_END
+            unreachable = nev.unreachable
         elif self.proof_budget:
             verdict = dead_end(task, state, self.proof_budget)
             status = verdict.status
@@ -676,7 +691,7 @@ class Session:
                 change = distance - self._last_distance
             self._last_distance = distance
         hint: tuple[str, ...] = ()
-        if level >= FeedbackLevel.FULL and not dead:
+        if level >= FeedbackLevel.FULL and not dead and not numeric:
             hint = tuple(task.render_action(a) for a in rt.actions(ev.relaxed_plan)[:SHOWN])
         lm = self._landmarks
         return Feedback(
