@@ -153,7 +153,7 @@ def w_ours_init(domain: str, problem: str, plan: str | None) -> dict:
     dt, pt = Path(domain).read_text(), Path(problem).read_text()
     Session.from_pddl("(define (domain w) (:predicates (p)))", "(define (problem w) (:domain w) (:init) (:goal (p)))")
     start = time.perf_counter()
-    s = Session.from_pddl(dt, pt)
+    s = Session.from_pddl(dt, pt, backend="grounded")
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "actions": s.task.stats.actions, "peak_mb": peak_mb()}
 
@@ -183,7 +183,7 @@ def w_fd_explore(domain: str, problem: str, plan: str | None) -> dict:
 def _mid_state_session(domain: str, problem: str, plan: str | None):  # type: ignore[no-untyped-def]
     from pypddlengine import Session
 
-    s = Session.from_pddl(Path(domain).read_text(), Path(problem).read_text())
+    s = Session.from_pddl(Path(domain).read_text(), Path(problem).read_text(), backend="grounded")
     if plan:
         steps = [line for line in Path(plan).read_text().splitlines() if line.strip()]
         for step in steps[: len(steps) // 2]:
@@ -229,7 +229,7 @@ def w_pyperplan_applicable(domain: str, problem: str, plan: str | None) -> dict:
 def w_ours_execute(domain: str, problem: str, plan: str | None) -> dict:
     from pypddlengine import Session
 
-    s = Session.from_pddl(Path(domain).read_text(), Path(problem).read_text())
+    s = Session.from_pddl(Path(domain).read_text(), Path(problem).read_text(), backend="grounded")
     steps = [line for line in Path(plan).read_text().splitlines() if line.strip()] if plan else []
     actions = []
     for step in steps[:200]:

@@ -182,8 +182,14 @@ def _all_steps(n: int) -> str:
 
 
 def _describe(name: str, report: Any) -> str:
+    from .exact import to_text
+
     if report.valid:
         cost = "" if report.unit_cost else f", cost {report.cost:g}"
+        if report.metric is not None:  # VAL's "Final value"
+            cost += f", metric {to_text(report.metric)} ({report.metric_direction})"
+        elif report.metric_error is not None:
+            cost += f"; the metric cannot be evaluated: {report.metric_error}"
         return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
     lines = []
     if report.failure is not None:
@@ -315,8 +321,11 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
 @click.option("--proof-budget", type=click.IntRange(0, None), default=0, show_default=True,
               help="States a search may visit after each step to prove a dead end (0: the relaxed proof only).")
 @click.option("--observe", "observation", help="Partial observability rules, e.g. blocksworld-top2 or 'hide on'.")
+@click.option("--backend", type=click.Choice(["auto", "grounded", "lifted"]), default="auto", show_default=True,
+              help="grounded: build every action first (heuristics, landmarks); lifted: instantiate actions as they "
+              "are met (large tasks open in seconds); auto: grounded when a quick estimate says the task is small.")
 def play(domain: str | None, problem: str | None, bundled: str | None, feedback: str, heuristic: str,
-         proof_budget: int, observation: str | None) -> None:
+         proof_budget: int, observation: str | None, backend: str) -> None:
     """Step through a task interactively, as an agent would.
 
     Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
@@ -344,7 +353,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     try:
         paths = (Path(domain), Path(problem)) if domain and problem else bundled_task(bundled or DEFAULT_TASK)
         session = open_session(*paths, feedback=feedback, heuristic=heuristic, proof_budget=proof_budget,
-                               observation=observation)
+                               observation=observation, backend=backend)
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)

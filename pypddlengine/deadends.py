@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .errors import NumericError
 from .heuristics import INF, relaxed_task
-from .task import GroundAction, State, Task
+from .task import GroundAction, State, StepSpace, Task
 
 __all__ = ["DEAD_END", "NO_PLAN", "PLAN_EXISTS", "UNKNOWN", "DeadEndVerdict", "breadth_first_search", "dead_end"]
 
@@ -61,7 +61,7 @@ def relaxed_unreachable(task: Task, state: State) -> tuple[int, ...]:
 
 
 def breadth_first_search(
-    task: Task, start: State, max_states: int
+    task: StepSpace, start: State, max_states: int
 ) -> tuple[list[GroundAction] | None, int, bool]:
     """Breadth-first search from ``start`` (unit costs): a shortest plan or
     ``None``, the number of distinct states reached, and whether every
@@ -96,10 +96,11 @@ def breadth_first_search(
     return steps[::-1], len(parent), False
 
 
-def dead_end(task: Task, state: State, max_states: int = 0) -> DeadEndVerdict:
-    """The verdict on ``state``: the relaxed proof first, then (with
-    ``max_states > 0``) a breadth-first search of at most that many states."""
-    unreachable = relaxed_unreachable(task, state)
+def dead_end(task: StepSpace, state: State, max_states: int = 0) -> DeadEndVerdict:
+    """The verdict on ``state``: the relaxed proof first (on a grounded
+    :class:`Task` only), then (with ``max_states > 0``) a breadth-first
+    search of at most that many states (on either backend)."""
+    unreachable = relaxed_unreachable(task, state) if isinstance(task, Task) else ()
     if unreachable or task.lifted.goal_static_false:
         return DeadEndVerdict(DEAD_END, unreachable)
     if max_states <= 0:

@@ -19,6 +19,7 @@ __all__ = [
     "ActionReferenceError",
     "CheckpointError",
     "ErrorCode",
+    "FeatureUnavailableError",
     "GroundingLimitError",
     "InputTooLargeError",
     "NumericError",
@@ -89,6 +90,8 @@ class ErrorCode:
     CHECKPOINT_LIMIT = "CHECKPOINT_LIMIT"
     BAD_CHECKPOINT_NAME = "BAD_CHECKPOINT_NAME"
     BAD_OBSERVATION_RULE = "BAD_OBSERVATION_RULE"
+    # what a session's backend cannot do (the lifted backend has no ground task)
+    FEATURE_UNAVAILABLE = "FEATURE_UNAVAILABLE"
 
 
 class Span(NamedTuple):
@@ -296,3 +299,11 @@ class ObservationRuleError(PDDLError):
     task (``BAD_OBSERVATION_RULE``)."""
 
     default_code = ErrorCode.BAD_OBSERVATION_RULE
+
+
+class FeatureUnavailableError(PDDLError):
+    """An analysis the session's backend cannot give (``FEATURE_UNAVAILABLE``):
+    relaxed heuristics, landmarks and relaxed dead-end proofs need the
+    grounded task, which a lifted session does not have."""
+
+    default_code = ErrorCode.FEATURE_UNAVAILABLE

@@ -62,7 +62,8 @@ from .step import (
 from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
 
-__all__ = ["DEFAULT_OPTIONS", "GroundingOptions", "check_estimate", "ground", "ground_brute_force"]
+__all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
+           "ground_brute_force"]
 
 _CHECK_EVERY = 4096
 """Candidate actions (and full predicate scans, and queued atoms) between two
@@ -507,6 +508,66 @@ class _Grounder:
                     bucket.append(key)
             for trig in triggers[pred]:
                 trig(key)
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingEstimate:
+    """A cheap, pessimistic guess of a grounding's size, made before it (see
+    :func:`estimate_grounding`)."""
+
+    actions: float
+    atoms: float
+
+    def small(self, limit: float) -> bool:
+        return self.actions <= limit and self.atoms <= 4 * limit
+
+
+def estimate_grounding(lifted: LiftedTask) -> GroundingEstimate:
+    """How many actions and fluent atoms grounding ``lifted`` may produce, in
+    a few milliseconds: per schema, the product of its parameters' type sizes,
+    cut down by its static positive preconditions (which are exact: a
+    parameter pair bound by a static relation of n atoms has at most n
+    values, fewer when one side is already bound, judged from the relation's
+    distinct values per position). Fluent preconditions are not used (which
+    of their atoms are reachable is what grounding finds out), so the guess
+    can only be high: an upper bound up to those estimates' averaging."""
+    static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
+    size: dict[int, int] = {}
+    distinct: dict[tuple[int, int], set[int]] = {}
+    for key in lifted.init:
+        if key[0] in static:
+            size[key[0]] = size.get(key[0], 0) + 1
+            for pos, o in enumerate(key[1:]):
+                distinct.setdefault((key[0], pos), set()).add(o)
+    actions = 0.0
+    for schema in lifted.schemas:
+        estimate = 1.0
+        bound: set[int] = set()
+        templates = [t for t in schema.pre if t[0] in static]
+        if any(t[0] not in size for t in templates):
+            continue  # a static precondition no atom satisfies: never applicable
+        while templates:
+            best = min(templates, key=lambda t: _fanout(t, schema, bound, size, distinct))
+            templates.remove(best)
+            if any(a >= 0 and a not in bound for a in best[1]):
+                estimate *= max(_fanout(best, schema, bound, size, distinct), 1.0)
+            bound.update(a for a in best[1] if a >= 0)
+        estimate *= math.prod(len(schema.domains[i]) for i in range(schema.arity) if i not in bound)
+        actions += estimate
+    atoms = 0.0
+    for pid in lifted.fluent_predicates:
+        decl = lifted.domain.predicates[pid]
+        atoms += math.prod(len(lifted._domain_of(p.types)) for p in decl.parameters)
+    return GroundingEstimate(actions, atoms)
+
+
+def _fanout(t: Template, schema: Schema, bound: set[int], size: dict[int, int],
+            distinct: dict[tuple[int, int], set[int]]) -> float:
+    """Expected new bindings of the static atom template ``t`` once ``bound`` are bound."""
+    pred, args = t
+    free = {a for a in args if a >= 0 and a not in bound}
+    known = [len(distinct.get((pred, pos), ())) for pos, a in enumerate(args) if a < 0 or a in bound]
+    return min(size[pred] / max(known, default=1), math.prod(len(schema.domains[a]) for a in free))
 
 
 def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:

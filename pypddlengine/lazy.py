@@ -16,13 +16,14 @@ grounder's) that is then checked.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from types import CodeType
 from typing import Any
 
-from .errors import PDDLError
+from .errors import ErrorCode, GroundingLimitError, PDDLError
+from .joins import JoinStats, Relations, join_source, namespace
 from .lifted import AtomKey, LiftedTask, Schema
 from .model import Condition
+from .normalise import derived_dependencies
 from .step import (
     FALSE,
     TRUE,
@@ -37,8 +38,10 @@ from .step import (
     attach,
     axiom_fires,
     encode,
+    freeze,
     general_parts,
     initial_state,
+    thaw,
     tuple_source,
 )
 from .task import StepSpace
@@ -46,6 +49,8 @@ from .task import StepSpace
 __all__ = ["LazyTask"]
 
 _MISSING = object()
+EMIT_WORK = 15
+"""Join steps one candidate action counts for (it is instantiated), beyond its loop step."""
 
 CACHE_LIMIT = 200_000
 """Instantiated actions kept per task; beyond it the cache starts again
@@ -58,8 +63,12 @@ class LazyTask(StepSpace):
 
     backend = "lifted"
 
-    def __init__(self, lifted: LiftedTask) -> None:
+    def __init__(self, lifted: LiftedTask, *, max_work: int = 3_000_000) -> None:
+        """``max_work``: join steps one query of applicable actions (or one
+        computation of derived atoms) may take before it stops with
+        ``GROUNDING_LIMIT`` (a state with too many actions to list)."""
         self.lifted = lifted
+        self.max_work = max_work
         self.atoms: list[AtomKey] = sorted(lifted.init)
         self.atom_ids: dict[AtomKey, int] = dict(zip(self.atoms, range(len(self.atoms)), strict=True))
         self.static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
@@ -67,6 +76,7 @@ class LazyTask(StepSpace):
         self._cache: dict[tuple[int, tuple[int, ...]], GroundAction | None] = {}
         self._axiom_cache: dict[tuple[int, tuple[int, ...]], GroundAxiom | None] = {}
         self.general: object | None = True if lifted.general else None
+        self._joins: _Joins | None = None
         self._makers = [self._maker(s) for s in (*lifted.schemas, *lifted.axiom_schemas)]
         intern = self.intern
         init = range(len(self.atoms))
@@ -159,14 +169,19 @@ class LazyTask(StepSpace):
         cache[key] = ax
         return ax
 
+    def joins(self) -> _Joins:
+        """The successor generator (built on first use: validation needs none)."""
+        if self._joins is None:
+            self._joins = _Joins(self)
+        return self._joins
+
     def applicable(self, state: State) -> list[GroundAction]:
-        index = _Index(self, state)
-        out = []
-        for schema in self.lifted.schemas:
-            for args in index.bindings(schema):
-                act = self.lookup(schema, args)
-                if act is not None and act.applicable(state):
-                    out.append(act)
+        joins = self.joins()
+        joins.move(state)
+        joins.start("listing the applicable actions of this state")
+        out: list[GroundAction] = []
+        for app in joins.applicable:
+            app(out, state)
         return out
 
 
@@ -192,72 +207,140 @@ def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> C
     return code
 
 
-class _Index:
-    """The atoms of one state grouped by predicate, for joins."""
+class _Joins:
+    """The lifted successor generator of one :class:`LazyTask`: a generated
+    conjunctive query per action schema and per axiom rule (see
+    :mod:`pypddlengine.joins`), static atoms indexed once, and the fluent
+    atoms of the state last asked about, moved from state to state by the
+    atoms that change."""
 
-    def __init__(self, task: LazyTask, state: State | set[int]) -> None:
+    def __init__(self, task: LazyTask) -> None:
         self.task = task
-        atoms = task.atoms
-        by_pred: dict[int, list[AtomKey]] = {}
-        for i in state:
-            key = atoms[i]
-            bucket = by_pred.get(key[0])
-            if bucket is None:
-                by_pred[key[0]] = [key]
-            else:
-                bucket.append(key)
-        self.by_pred = by_pred
+        lifted = task.lifted
+        codes, used, reruns = _join_codes(lifted, task.static)
+        npred = len(lifted.predicates)
+        static_rel = Relations(npred, {p: tuple(sorted(v)) for (st, p), v in used.items() if st})
+        static_rel.update(k for k in lifted.init if k[0] in task.static)
+        self.fluent = Relations(npred, {p: tuple(sorted(v)) for (st, p), v in used.items() if not st})
+        self.ids: set[int] = set()
+        """The atom ids :attr:`fluent` holds (static ones included, though not indexed)."""
+        self.source: State | None = None
+        """The frozen state :attr:`ids` equals, when known."""
+        self.reruns = reruns
+        self.left = [task.max_work]
+        self.doing = ""
+        base = {"SK": static_rel.keys, "SP": static_rel.by_pred, "SX": static_rel.by_pos,
+                "FK": self.fluent.keys, "FP": self.fluent.by_pred, "FX": self.fluent.by_pos, "lookup": task.lookup,
+                "left": self.left, "tick": self.tick}
 
-    def bindings(self, schema: Schema) -> Iterator[tuple[int, ...]]:
-        """Every ``args`` of ``schema`` (typed) whose positive precondition
-        atoms all hold: the rest of the precondition is the caller's check."""
-        by_pred = self.by_pred
-        templates = sorted(schema.pre, key=lambda t: len(by_pred.get(t[0], ())))
-        if any(not by_pred.get(t[0]) for t in templates):
+        def function(code: CodeType, schema: Schema, name: str) -> Any:
+            ns = {**base, **namespace(schema), "schema": schema}
+            exec(code, ns)
+            return ns[name]
+
+        self.applicable = [function(codes[("app", s.id)], s, "app") for s in lifted.schemas]
+        self.full = {s.id: function(codes[("full", s.id)], s, "full") for s in lifted.axiom_schemas}
+        self.triggers: dict[int, list[tuple[Schema, Any]]] = {}
+        for s in lifted.axiom_schemas:
+            for i, (pred, _) in enumerate(s.pre):
+                if ("trig", s.id, i) in codes:
+                    self.triggers.setdefault(pred, []).append((s, function(codes[("trig", s.id, i)], s, "trig")))
+
+    def start(self, doing: str) -> None:
+        """Give the next joins the task's work limit."""
+        self.left[0] = self.task.max_work
+        self.doing = doing
+
+    def tick(self) -> None:
+        limit = self.task.max_work
+        raise GroundingLimitError(
+            f"{self.doing} took more than {limit:,} join steps: the state has too many candidate actions (or "
+            "derived atoms) to enumerate",
+            code=ErrorCode.GROUNDING_LIMIT,
+            hint="execute an action by name (that needs no enumeration), or raise the limit (max_actions)",
+            details={"limit": limit, "kind": "lifted"},
+        )
+
+    def move(self, state: State | set[int]) -> None:
+        """Make :attr:`fluent` hold the atoms of ``state``."""
+        if state is self.source:
             return
-        sets = schema.domain_sets
-        values: list[int | None] = [None] * schema.arity
+        ids, atoms, static, rel = self.ids, self.task.atoms, self.task.static, self.fluent
+        gone = ids.difference(state)
+        new = state.difference(ids) if isinstance(state, frozenset) else state - ids
+        for i in gone:
+            key = atoms[i]
+            if key[0] not in static:
+                rel.remove(key)
+        for i in new:
+            key = atoms[i]
+            if key[0] not in static:
+                rel.add(key)
+        ids.difference_update(gone)
+        ids.update(new)
+        self.source = state if isinstance(state, frozenset) else None
 
-        def join(k: int) -> Iterator[tuple[int, ...]]:
-            if k == len(templates):
-                free = [i for i, v in enumerate(values) if v is None]
-                if not free:
-                    yield tuple(values)  # type: ignore[arg-type]
-                    return
-                for combo in itertools.product(*(schema.domains[i] for i in free)):
-                    full = list(values)
-                    for i, o in zip(free, combo, strict=True):
-                        full[i] = o
-                    yield tuple(full)  # type: ignore[arg-type]
-                return
-            pred, targs = templates[k]
-            for key in by_pred.get(pred, ()):
-                bound: list[int] = []
-                for pos, a in enumerate(targs):
-                    o = key[pos + 1]
-                    if a < 0:
-                        if ~a != o:
-                            break
-                    elif values[a] is None:
-                        allowed = sets[a]
-                        if allowed is not None and o not in allowed:
-                            break
-                        values[a] = o
-                        bound.append(a)
-                    elif values[a] != o:
-                        break
-                else:
-                    yield from join(k + 1)
-                for a in bound:
-                    values[a] = None
+    def add(self, atom: int, key: AtomKey) -> None:
+        self.ids.add(atom)
+        self.fluent.add(key)
+        self.source = None
 
-        yield from join(0)
+
+JoinCodes = tuple[dict[object, CodeType], dict[tuple[bool, int], set[int]], frozenset[int]]
+
+
+def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
+    """The compiled join functions of a task (cached on it): ``app`` per
+    action schema, ``full`` and ``trig`` (one per body atom of a derived
+    predicate of the rule's own stratum) per axiom rule; the looked-up
+    positions; and the strata whose residual conditions read derived atoms of
+    their own stratum (evaluated naively to their fixpoint)."""
+    cached = lifted.generated.get("lazy-joins")
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    stats = JoinStats.of(lifted)
+    used: dict[tuple[bool, int], set[int]] = {}
+    codes: dict[object, CodeType] = {}
+
+    def compiled(source: str, label: str) -> CodeType:
+        return compile(source, label, "exec")
+
+    for schema in lifted.schemas:
+        emit = [f"left[0] -= {EMIT_WORK}", "act = lookup(schema, a)"]  # an instance costs more than a join step
+        if schema.general:
+            emit.append("if act is not None and act.applicable(state): out.append(act)")
+        else:  # the join decided the whole precondition
+            emit.append("if act is not None: out.append(act)")
+        src = join_source(schema, static, stats, name="app", params="out, state", emit=emit, used=used)
+        codes[("app", schema.id)] = compiled(src, f"<applicable {schema.name}>")
+    reruns: set[int] = set()
+    for k, stratum in enumerate(lifted.axiom_strata):
+        own = {s.add[0][0] for s in stratum}
+        names = {lifted.predicates[p] for p in own}
+        for schema in stratum:
+            pred, args = schema.add[0]
+            head = f"({', '.join([str(pred), *[f'v{a}' if a >= 0 else str(~a) for a in args]])},)"
+            emit = [f"out.append((a, {head}))"]
+            src = join_source(schema, static, stats, name="full", params="out", emit=emit, used=used)
+            codes[("full", schema.id)] = compiled(src, f"<axiom {schema.name}>")
+            for i, (p, _) in enumerate(schema.pre):
+                if p in own:
+                    src = join_source(schema, static, stats, name="trig", params="key, out", emit=emit,
+                                      trigger=i, used=used)
+                    codes[("trig", schema.id, i)] = compiled(src, f"<axiom {schema.name} on {i}>")
+            if schema.residual is not None and derived_dependencies(schema.residual, names):
+                reruns.add(k)
+    result = (codes, used, frozenset(reruns))
+    lifted.generated["lazy-joins"] = result
+    return result
 
 
 class LiftedAxioms(Derive):
-    """Derived atoms of a :class:`LazyTask` state: per stratum, the rules'
-    positive literals joined with the state, each binding's ground axiom
-    checked, to the stratum's fixpoint."""
+    """Derived atoms of a :class:`LazyTask` state, stratum by stratum,
+    semi-naive: each rule's query is answered once against the state, then
+    each new derived atom triggers only the queries that can use it. A rule
+    with a compound condition has it checked on its ground axiom (the same
+    encoding as the grounder's)."""
 
     def __init__(self, task: LazyTask) -> None:
         self.task = task
@@ -267,19 +350,51 @@ class LiftedAxioms(Derive):
     def derived(self) -> frozenset[int]:  # type: ignore[override]
         return self.task.derived_atoms
 
+    def __call__(self, state: State | set[int]) -> State:
+        cur = thaw(state)  # a numeric state keeps its values (rules may compare them)
+        self.update(cur)
+        out = freeze(cur)
+        joins = self.task.joins()
+        if joins.source is None and joins.ids == cur:
+            joins.source = out
+        return out
+
     def update(self, state: set[int]) -> None:
         task = self.task
-        atoms, preds = task.atoms, self.predicates
+        atoms, preds, ids = task.atoms, self.predicates, task.atom_ids
         state.difference_update([i for i in state if atoms[i][0] in preds])
-        for stratum in task.lifted.axiom_strata:
+        joins = task.joins()
+        joins.move(state)
+        joins.start("computing the derived atoms of this state")
+        queue: list[AtomKey] = []
+
+        def accept(schema: Schema, found: list[tuple[tuple[int, ...], AtomKey]]) -> None:
+            for args, head in found:
+                h = ids.get(head)
+                if h is None:
+                    h = task.intern(head)
+                if h in state:
+                    continue
+                if schema.residual is not None:
+                    ax = task.axiom(schema, args)
+                    if ax is None or not axiom_fires(ax, state):
+                        continue
+                state.add(h)
+                joins.add(h, head)
+                queue.append(head)
+
+        for k, stratum in enumerate(task.lifted.axiom_strata):
             while True:
-                index = _Index(task, state)
-                new: list[int] = []
+                before = len(state)
                 for schema in stratum:
-                    for args in index.bindings(schema):
-                        ax = task.axiom(schema, args)
-                        if ax is not None and ax.head not in state and axiom_fires(ax, state):
-                            new.append(ax.head)
-                if not new:
-                    break
-                state.update(new)
+                    found: list[tuple[tuple[int, ...], AtomKey]] = []
+                    joins.full[schema.id](found)
+                    accept(schema, found)
+                while queue:
+                    key = queue.pop()
+                    for schema, trig in joins.triggers.get(key[0], ()):
+                        found = []
+                        trig(key, found)
+                        accept(schema, found)
+                if k not in joins.reruns or len(state) == before:
+                    break  # semi-naive is complete; a compound condition on this stratum needs a naive fixpoint

@@ -58,17 +58,20 @@ def open_session(
     max_bytes: int = MAX_INPUT_BYTES,
     heuristic: str = "h_ff",
     proof_budget: int = 0,
+    backend: str = "auto",
     **session_options: Any,
 ) -> Session:
     """A :class:`Session` on a domain and problem, each a file path or PDDL
-    text (see :data:`PDDLSource`); ``heuristic``, ``proof_budget`` and
-    ``session_options`` (``detect_loops``, ``observation``) as in :class:`Session`."""
-    from .grounding import DEFAULT_OPTIONS, ground
+    text (see :data:`PDDLSource`); ``backend`` (``"auto"``, ``"grounded"``,
+    ``"lifted"``: see :func:`pypddlengine.session.build_backend`),
+    ``heuristic``, ``proof_budget`` and ``session_options`` (``detect_loops``,
+    ``observation``) as in :class:`Session`."""
+    from .grounding import DEFAULT_OPTIONS
     from .session import Session
 
     lifted = load_task(domain, problem, max_bytes=max_bytes)
-    return Session(ground(lifted, options or DEFAULT_OPTIONS), feedback=feedback, heuristic=heuristic,
-                   proof_budget=proof_budget, **session_options)
+    return Session.on(lifted, backend=backend, options=options or DEFAULT_OPTIONS, feedback=feedback,
+                      heuristic=heuristic, proof_budget=proof_budget, **session_options)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

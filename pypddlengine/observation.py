@@ -28,12 +28,11 @@ visible block is on something (it is neither on the table nor held).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
 from .errors import ErrorCode, ObservationRuleError
-from .lifted import LiftedTask
-from .task import State, Task
+from .lifted import AtomKey, LiftedTask
+from .task import State, StepSpace
 
 __all__ = ["NAMED_RULES", "Observation", "compile_observation"]
 
@@ -43,24 +42,48 @@ NAMED_RULES: dict[str, str] = {"blocksworld-top2": "stack-top 2 on"}
 MAX_RULE_TEXT = 2000
 
 
-@dataclass(frozen=True, slots=True)
 class Observation:
-    """Compiled rules for one grounded task (see :func:`compile_observation`)."""
+    """Compiled rules for one task (see :func:`compile_observation`). The
+    atom ids each rule covers are found as atoms get ids, so the rules work
+    on a lifted backend too, whose atoms are interned as they are met."""
 
-    text: str
-    """The rules, normalised (named rules expanded), separated by ``; ``."""
-    fixed: frozenset[int]
-    """Atom ids hidden in every state (the ``hide`` rules)."""
-    stacks: tuple[tuple[frozenset[int], int], ...]
-    """The atom ids of the stack predicate and the depth, of each ``stack-top`` rule."""
-    atoms: tuple[tuple[int, ...], ...]
+    __slots__ = ("_fixed", "_hide", "_seen", "_stack_atoms", "_stack_rules", "atoms", "text")
+
+    def __init__(self, text: str, hide: tuple[tuple[int, tuple[int | None, ...]], ...],
+                 stacks: tuple[tuple[int, int], ...], atoms: Sequence[AtomKey]) -> None:
+        self.text = text
+        """The rules, normalised (named rules expanded), separated by ``; ``."""
+        self._hide = hide
+        self._stack_rules = stacks
+        self.atoms = atoms
+        self._seen = 0
+        self._fixed: set[int] = set()
+        self._stack_atoms: list[set[int]] = [set() for _ in stacks]
+
+    def _refresh(self) -> None:
+        atoms, n = self.atoms, len(self.atoms)
+        for i in range(self._seen, n):
+            key = atoms[i]
+            if any(key[0] == pred and _matches(key[1:], args) for pred, args in self._hide):
+                self._fixed.add(i)
+            for j, (pred, _) in enumerate(self._stack_rules):
+                if key[0] == pred:
+                    self._stack_atoms[j].add(i)
+        self._seen = n
+
+    @property
+    def fixed(self) -> frozenset[int]:
+        """Atom ids hidden in every state (the ``hide`` rules)."""
+        self._refresh()
+        return frozenset(self._fixed)
 
     def hidden(self, state: Iterable[int]) -> frozenset[int]:
         """The atoms of ``state`` the rules hide."""
+        self._refresh()
         state = state if isinstance(state, frozenset) else frozenset(state)
-        out = set(state & self.fixed)
-        for on_atoms, depth in self.stacks:
-            deep = _deep_objects(self.atoms, state & on_atoms, depth)
+        out = set(state.intersection(self._fixed))
+        for on_atoms, (_, depth) in zip(self._stack_atoms, self._stack_rules, strict=True):
+            deep = _deep_objects(self.atoms, state.intersection(on_atoms), depth)
             if deep:
                 atoms = self.atoms
                 out.update(i for i in state if not deep.isdisjoint(atoms[i][1:]))
@@ -72,7 +95,7 @@ class Observation:
         return state - hidden if hidden else state
 
 
-def _deep_objects(atoms: tuple[tuple[int, ...], ...], on_atoms: frozenset[int], depth: int) -> set[int]:
+def _deep_objects(atoms: Sequence[AtomKey], on_atoms: frozenset[int], depth: int) -> set[int]:
     """The objects ``depth`` or more places below the top of their stack, given the 'on' atoms that hold."""
     below: dict[int, int] = {}
     for i in on_atoms:
@@ -91,15 +114,15 @@ def _deep_objects(atoms: tuple[tuple[int, ...], ...], on_atoms: frozenset[int], 
     return deep
 
 
-def compile_observation(rules: str | Iterable[str], task: Task) -> Observation:
+def compile_observation(rules: str | Iterable[str], task: StepSpace) -> Observation:
     """Parse and check observation ``rules`` against ``task``; raises
     :class:`ObservationRuleError` (``BAD_OBSERVATION_RULE``) with a hint."""
     parts = [rules] if isinstance(rules, str) else list(rules)
     if sum(len(p) for p in parts) > MAX_RULE_TEXT:
         raise _bad(f"the observation rules are longer than {MAX_RULE_TEXT} characters")
     lifted = task.lifted
-    fixed: set[int] = set()
-    stacks: list[tuple[frozenset[int], int]] = []
+    hide: list[tuple[int, tuple[int | None, ...]]] = []
+    stacks: list[tuple[int, int]] = []
     texts: list[str] = []
     for rule in (r.strip() for p in parts for r in p.split(";")):
         if not rule:
@@ -108,7 +131,7 @@ def compile_observation(rules: str | Iterable[str], task: Task) -> Observation:
         kind = words[0].lower()
         if kind == "hide":
             pred, args = _predicate(lifted, words[1:], rule)
-            fixed.update(i for i, key in enumerate(task.atoms) if key[0] == pred and _matches(key[1:], args))
+            hide.append((pred, args))
         elif kind == "stack-top":
             if len(words) not in (2, 3) or not words[1].isdigit() or int(words[1]) < 1:
                 raise _bad(f"'{rule}' needs a depth of 1 or more and at most one predicate",
@@ -116,13 +139,13 @@ def compile_observation(rules: str | Iterable[str], task: Task) -> Observation:
             pred, _ = _predicate(lifted, words[2:] or ["on"], rule)
             if lifted.predicate_arity[pred] != 2:
                 raise _bad(f"'{rule}': the stack predicate must take two arguments (x is on y)")
-            stacks.append((frozenset(i for i, key in enumerate(task.atoms) if key[0] == pred), int(words[1])))
+            stacks.append((pred, int(words[1])))
         else:
             named = ", ".join(NAMED_RULES)
             raise _bad(f"unknown observation rule '{rule[:80]}'",
                        f"a rule is 'hide PRED [ARG ...]', 'stack-top N [PRED]' or one of: {named}")
         texts.append(" ".join(words))
-    return Observation("; ".join(texts), frozenset(fixed), tuple(stacks), task.atoms)
+    return Observation("; ".join(texts), tuple(hide), tuple(stacks), task.atoms)
 
 
 def _predicate(lifted: LiftedTask, words: list[str], rule: str) -> tuple[int, tuple[int | None, ...]]:

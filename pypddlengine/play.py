@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from .deadends import dead_end
 from .errors import PDDLError, counted
 from .heuristics import HEURISTICS, relaxed_task
-from .session import Failure, FeedbackLevel, Session, StepResult
+from .session import FEATURES_OFF, Failure, FeedbackLevel, Session, StepResult
 
 __all__ = ["HELP", "INTERRUPTED", "run_repl"]
 
@@ -150,6 +150,8 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
         return [f"{i}. {a}" for i, a in enumerate(plan, 1)] or ["(no steps yet)"], False
     if word == "validate":
         return [session.validate().summary()], False
+    if word in ("distance", "heuristics") and session.grounded is None:
+        return [f"{word}: {FEATURES_OFF}"], False
     if word == "distance":
         a = session.analysis()
         if a.dead_end:
@@ -170,7 +172,7 @@ COMMANDS = ("state", "actions", "goal", "why ", "undo", "save ", "restore ", "ch
 
 
 def _heuristics(session: Session) -> list[str]:
-    rt = relaxed_task(session.task)
+    rt = relaxed_task(session.grounded)  # type: ignore[arg-type]
     values = [f"{name} = {rt.value(name, session.state):g}" for name in HEURISTICS]
     lines = [", ".join(values)]
     progress = session.landmark_progress()
@@ -236,8 +238,11 @@ def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[
     """Loop until 'quit' or end of input (status 0) or Ctrl-C (status
     :data:`INTERRUPTED`). ``lines`` replaces the terminal."""
     task = session.lifted
+    size = "lifted" if session.grounded is None else f"{len(session.grounded.actions)} ground actions"
     echo(f"{task.problem.display or task.problem.name} ({task.domain.display or task.domain.name}): "
-         f"{len(session.task.actions)} ground actions. Type 'help' for commands.")
+         f"{size}. Type 'help' for commands.")
+    if session.grounded is None:
+        echo(f"backend: {session.backend_note}")
     goal = session.goal_status()
     echo(f"goal: {' '.join(goal.unsatisfied + goal.satisfied)}")
     start = session.current_feedback() if session.feedback_level >= FeedbackLevel.HEURISTIC else None

@@ -48,15 +48,25 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
-from .errors import ActionReferenceError, CheckpointError, ErrorCode, NumericError, PDDLError
+from .errors import (
+    ActionReferenceError,
+    CheckpointError,
+    ErrorCode,
+    FeatureUnavailableError,
+    GroundingLimitError,
+    NumericError,
+    PDDLError,
+)
 from .exact import Value, to_text
 from .feedback import RelaxedAnalysis, analyse
-from .grounding import DEFAULT_OPTIONS, GroundingOptions, ground
+from .grounding import DEFAULT_OPTIONS, GroundingOptions, estimate_grounding, ground
 from .heuristics import relaxed_task
 from .landmarks import LandmarkProgress, Landmarks, find_landmarks
-from .lifted import AtomKey, Instance, compile_task
+from .lazy import LazyTask
+from .lifted import AtomKey, Instance, LiftedTask, compile_task
 from .model import ActionRef, And, Plan
 from .numeric import term_text
 from .numeric_heuristics import numeric_relaxation
@@ -64,10 +74,12 @@ from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .step import ConditionalEffect, GroundAction, State, revert
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
-from .task import Task
+from .task import StepSpace, Task
 from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
 
 __all__ = [
+    "AUTO_GROUND_LIMIT",
+    "BACKENDS",
     "HEURISTIC_CHOICES",
     "Checkpoint",
     "Explanation",
@@ -78,6 +90,7 @@ __all__ = [
     "HistoryEntry",
     "Session",
     "StepResult",
+    "build_backend",
 ]
 
 
@@ -241,18 +254,67 @@ class Explanation:
     failure: Failure | None = None
 
 
-class Session:
-    """Step-wise simulation of one grounded :class:`Task` (see module docstring).
+BACKENDS = ("auto", "grounded", "lifted")
+"""The ``backend`` choices of a session (see :func:`build_backend`)."""
+AUTO_GROUND_LIMIT = 100_000
+"""With ``backend="auto"`` a task is grounded when :func:`estimate_grounding`
+expects at most this many ground actions (and four times as many atoms)."""
+FEATURES_OFF = ("off for this session: the task was not grounded (lifted backend), and heuristic distances, "
+                "landmarks and relaxed dead-end proofs need the ground task; open it with backend='grounded' for them")
 
-    ``Session(task)`` wraps a grounded task; ``Session(domain, problem)``
-    reads, checks and grounds a domain and problem first, each a file path
-    or PDDL text (as :func:`pypddlengine.open_session`)."""
+
+def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingOptions = DEFAULT_OPTIONS,
+                  limit: float = AUTO_GROUND_LIMIT) -> tuple[StepSpace, str]:
+    """The session backend for ``lifted`` and one sentence saying which and why.
+
+    ``"grounded"`` grounds the task (:func:`ground`, with ``options``);
+    ``"lifted"`` builds a :class:`LazyTask` (nothing grounded: actions are
+    instantiated as the session meets them); ``"auto"`` grounds when
+    :func:`estimate_grounding` says the grounding is small (at most ``limit``
+    actions), and goes lifted otherwise, or when grounding then stops at a
+    size or time limit (a cancellation still stops it)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+    if backend == "grounded":
+        task = ground(lifted, options)
+        return task, f"grounded (as requested): {task.stats.actions:,} ground actions"
+    if backend == "lifted":
+        return LazyTask(lifted, max_work=options.max_actions), ("lifted (as requested): actions are instantiated as "
+                                                                "the session meets them")
+    estimate = estimate_grounding(lifted)
+    if estimate.small(limit):
+        try:
+            task = ground(lifted, options)
+        except GroundingLimitError as err:
+            if err.details.get("kind") == "cancelled":
+                raise
+            return LazyTask(lifted, max_work=options.max_actions), (
+                f"lifted: grounding stopped ({err.message}), so actions are instantiated as the session meets them")
+        return task, (f"grounded: {task.stats.actions:,} ground actions (at most about {estimate.actions:,.0f} "
+                      f"were expected; the automatic limit is {limit:,.0f})")
+    return LazyTask(lifted, max_work=options.max_actions), (
+        f"lifted: grounding could make about {estimate.actions:,.0f} actions (the automatic limit is {limit:,.0f}), "
+        "so actions are instantiated as the session meets them")
+
+
+class Session:
+    """Step-wise simulation of one task (see module docstring) on one of two
+    backends: a grounded :class:`Task` or a lifted :class:`LazyTask`.
+
+    ``Session(task)`` wraps a backend; ``Session(domain, problem)`` reads and
+    checks a domain and problem first, each a file path or PDDL text (as
+    :func:`pypddlengine.open_session`), and picks the backend (``backend``,
+    see :func:`build_backend`). :attr:`backend` and :attr:`backend_note` say
+    which it is and why. A lifted session has no heuristic distances,
+    landmarks or relaxed dead-end proofs (its feedback says so); everything
+    else is the same, step for step."""
 
     def __init__(
         self,
-        task: Task | PDDLSource,
+        task: StepSpace | PDDLSource,
         problem: PDDLSource | None = None,
         *,
+        backend: str = "auto",
         feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
         options: GroundingOptions = DEFAULT_OPTIONS,
         detect_loops: bool | None = None,
@@ -270,16 +332,28 @@ class Session:
             raise ValueError(f"unknown heuristic '{heuristic}'; choose one of {', '.join(HEURISTIC_CHOICES)}")
         if proof_budget < 0:
             raise ValueError("proof_budget must be 0 or more")
-        if not isinstance(task, Task):
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+        if not isinstance(task, StepSpace):
             if problem is None:
-                raise TypeError("Session(domain, problem) needs both, or Session(task) a grounded Task")
+                raise TypeError("Session(domain, problem) needs both, or Session(task) a Task or LazyTask")
             d_text, d_name = read_source(task, "domain")
             p_text, p_name = read_source(problem, "problem")
-            task = ground(compile_task(parse_domain(d_text, filename=d_name), parse_problem(p_text, filename=p_name)),
-                          options)
+            lifted = compile_task(parse_domain(d_text, filename=d_name), parse_problem(p_text, filename=p_name))
+            task, note = build_backend(lifted, backend, options)
         elif problem is not None:
-            raise TypeError("Session(task) takes a grounded Task alone; pass domain and problem instead")
+            raise TypeError("Session(task) takes a Task or LazyTask alone; pass domain and problem instead")
+        elif backend not in ("auto", task.backend):
+            raise ValueError(f"Session(task) got a {task.backend} task but backend='{backend}'")
+        else:
+            note = f"{task.backend} (given)"
         self.task = task
+        self.backend: str = task.backend
+        """``"grounded"`` or ``"lifted"``."""
+        self.backend_note: str = note
+        """Which backend, and why (for a session summary)."""
+        self.grounded: Task | None = task if isinstance(task, Task) else None
+        """The ground task, for the analyses that need it (``None`` on a lifted session)."""
         self.lifted = task.lifted
         self.feedback_level = FeedbackLevel.parse(feedback)
         self._state: State = task.init
@@ -322,16 +396,29 @@ class Session:
         observation: str | Iterable[str] | None = None,
         heuristic: str = "h_ff",
         proof_budget: int = 0,
+        backend: str = "auto",
     ) -> Session:
-        """Initialise from PDDL text: parse, check, compile and ground.
+        """Initialise from PDDL text: parse, check, compile and pick the
+        backend (see :func:`build_backend`).
 
         Raises a :class:`PDDLError` subclass on any problem with the input
         (``INPUT_TOO_LARGE`` beyond ``max_bytes``, ``GROUNDING_LIMIT`` beyond
-        ``options``)."""
+        ``options`` when grounding was requested)."""
         d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
         p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
-        return cls(ground(compile_task(d, p), options), feedback=feedback, detect_loops=detect_loops,
-                   observation=observation, heuristic=heuristic, proof_budget=proof_budget)
+        return cls.on(compile_task(d, p), backend=backend, options=options, feedback=feedback,
+                      detect_loops=detect_loops, observation=observation, heuristic=heuristic,
+                      proof_budget=proof_budget)
+
+    @classmethod
+    def on(cls, lifted: LiftedTask, *, backend: str = "auto", options: GroundingOptions = DEFAULT_OPTIONS,
+           **session_options: Any) -> Session:
+        """A session on a compiled task, with the backend :func:`build_backend`
+        picks (its note kept as :attr:`backend_note`)."""
+        task, note = build_backend(lifted, backend, options)
+        session = cls(task, **session_options)
+        session.backend_note = note
+        return session
 
     # ------------------------------------------------------------------ state
 
@@ -532,12 +619,15 @@ class Session:
         )
 
     def _hints(self, inst: Instance, keys: set[AtomKey]) -> list[str]:
-        task, lifted = self.task, self.lifted
+        task, lifted, grounded = self.task, self.lifted, self.grounded
         hints: list[str] = []
         state = self._state
-        applicable = set(a.id for a in task.applicable(state))
-        # beyond STRIPS whether an action makes an atom true or false depends on its effect conditions (and on
-        # axioms): there the hints ask each applicable action's successor state
+        now_applicable = task.applicable(state)
+        applicable = set(a.id for a in now_applicable)
+        # beyond STRIPS (and on the lifted backend, which has no achiever index) whether an action makes an atom
+        # true or false depends on its effect conditions (and on axioms): there the hints ask each applicable
+        # action's successor state
+        exact = grounded is None or task.general is not None
         successors: dict[int, State] = {}
 
         def successor(a: GroundAction) -> State:
@@ -549,34 +639,38 @@ class Session:
             return successors[a.id]
 
         def makes_true(a: GroundAction, atom: int) -> bool:  # a is an applicable achiever of atom
-            return task.general is None or atom in successor(a)
+            return not exact or atom in successor(a)
 
         def makes_false(a: GroundAction, atom: int) -> bool:  # a is applicable and atom holds
-            return atom in a.delete if task.general is None else atom not in successor(a)
+            return atom in a.delete if not exact else atom not in successor(a)
 
         for k in inst.pre:
             if k in keys:
                 continue
             text = lifted.render_key(k)
             atom = task.atom_ids.get(k)
-            if atom is None or not task.reachable[atom]:
+            static = k[0] not in lifted.fluent_predicates
+            never = static if grounded is None else atom is None or not grounded.reachable[atom]
+            if never:
                 hints.append(f"{text} can never become true")
                 continue
-            last = next((h for h in reversed(self._history) if atom in h.deleted), None)
+            last = None if atom is None else next((h for h in reversed(self._history) if atom in h.deleted), None)
             if last is not None:
                 hints.append(f"{text} was made false by step {last.step} {last.text}")
-            now = [task.render_action(a) for a in task.achievers(atom) if a.id in applicable and makes_true(a, atom)]
+            candidates = () if atom is None else (
+                now_applicable if grounded is None else [a for a in grounded.achievers(atom) if a.id in applicable])
+            now = [task.render_action(a) for a in candidates if makes_true(a, atom)]  # type: ignore[arg-type]
             if now:
                 shown = ", ".join(sorted(now)[:5])
                 hints.append(f"{text} would be made true now by: {shown}")
-            elif atom in task.static_atoms or k[0] not in lifted.fluent_predicates:
+            elif static or atom in task.static_atoms:
                 hints.append(f"{text} is a static fact and never changes")
             else:
                 hints.append(f"{text}: no applicable action makes it true right now")
         for k in inst.neg:
             if k in keys:
-                atom = task.atom_ids.get(k)
-                dels = [task.render_action(a) for a in task.applicable(state) if makes_false(a, atom)]
+                atom = task.atom_ids[k]
+                dels = [task.render_action(a) for a in now_applicable if makes_false(a, atom)]
                 text = lifted.render_key(k)
                 if dels:
                     hints.append(f"{text} would be made false now by: {', '.join(sorted(dels)[:5])}")
@@ -585,21 +679,27 @@ class Session:
     # ------------------------------------------------------------------ feedback
 
     def analysis(self) -> RelaxedAnalysis:
-        """Relaxed-planning analysis (h_add, h_FF, dead end) of the current state."""
-        return analyse(self.task, self._state)
+        """Relaxed-planning analysis (h_add, h_FF, dead end) of the current
+        state. Raises :class:`FeatureUnavailableError` on a lifted session."""
+        return analyse(self._ground_task("relaxed-planning analysis"), self._state)
+
+    def _ground_task(self, what: str) -> Task:
+        if self.grounded is None:
+            raise FeatureUnavailableError(f"{what} is {FEATURES_OFF}", hint="open the task with backend='grounded'")
+        return self.grounded
 
     def landmarks(self) -> Landmarks | None:
         """The task's landmarks (computed on first use), ``None`` when the
-        session does not track them."""
+        session does not track them (always on a lifted session)."""
         if self._landmarks is None:
-            if self.task.general is not None:
+            if self.grounded is None or self.task.general is not None:
                 return None  # the landmark analysis is defined here for STRIPS tasks only (see NO_LANDMARKS)
             track = self._track_landmarks
             if track is None:
-                track = len(relaxed_task(self.task).operators) <= LANDMARK_AUTO_LIMIT
+                track = len(relaxed_task(self.grounded).operators) <= LANDMARK_AUTO_LIMIT
             if not track:
                 return None
-            self._landmarks = find_landmarks(self.task)
+            self._landmarks = find_landmarks(self.grounded)
         return self._landmarks
 
     def landmark_progress(self) -> LandmarkProgress | None:
@@ -642,36 +742,46 @@ class Session:
             return Feedback(goals, revisited_step=revisited, notes=loop_notes)
         task, render = self.task, self.task.render_atom
         notes: list[str] = []
-        rt = relaxed_task(task)
         name = self.heuristic
-        numeric = self.lifted.numeric_task
-        ev = rt.evaluate(state, "max" if name == "h_max" else "add",
-                         plan=not numeric and (name == "h_ff" or level >= FeedbackLevel.FULL))
-        progress = self.landmark_progress()
-        value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
-        nev = None
-        if numeric:  # the numeric relaxation (numeric_heuristics); h_FF is not defined over numbers here
-            nev = numeric_relaxation(task).evaluate(state, "max" if name == "h_max" else "add")
-            if name == "h_ff":
-                name = "h_add"
-                notes.append(NUMERIC_H_FF)
-            value = {"h_add": nev.h_add, "h_max": nev.h_max, "goal_count": nev.goal_count}.get(name)
-        if name == "lm_count":
-            value = None if progress is None else progress.lm_count
-            if progress is None and task.general is not None:
-                notes.append(NO_LANDMARKS)
         status = None
         unreachable: tuple[str, ...] = ()
-        if ev.dead_end:
-            status = DEAD_END
-            unreachable = tuple(render(g) for g in ev.unreachable_goals if g >= 0)
-            if any(g < 0 for g in ev.unreachable_goals):  # goal atoms the grounding never reached
-                missing = (k for k in task.unreachable_goals if k not in task.atom_ids)
-                unreachable += tuple(self.lifted.render_key(k) for k in missing)
-        elif nev is not None and nev.dead_end:  # proved by the numeric relaxation (see its module)
-            status = DEAD_END
-            unreachable = nev.unreachable
-        elif self.proof_budget:
+        progress: LandmarkProgress | None = None
+        hint: tuple[str, ...] = ()
+        numeric = self.lifted.numeric_task
+        if self.grounded is None:  # lifted: no relaxed analysis, and the feedback says so
+            value: float | None = len(goals.unsatisfied) if name == "goal_count" else None
+            if value is None:
+                notes.append(f"no {name} distance: {FEATURES_OFF}")
+        else:
+            rt = relaxed_task(self.grounded)
+            ev = rt.evaluate(state, "max" if name == "h_max" else "add",
+                             plan=not numeric and (name == "h_ff" or level >= FeedbackLevel.FULL))
+            progress = self.landmark_progress()
+            value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
+            nev = None
+            if numeric:  # the numeric relaxation (numeric_heuristics); h_FF is not defined over numbers here
+                nev = numeric_relaxation(self.grounded).evaluate(state, "max" if name == "h_max" else "add")
+                if name == "h_ff":
+                    name = "h_add"
+                    if not self._history:  # said once, at the start
+                        notes.append(NUMERIC_H_FF)
+                value = {"h_add": nev.h_add, "h_max": nev.h_max, "goal_count": nev.goal_count}.get(name)
+            if name == "lm_count":
+                value = None if progress is None else progress.lm_count
+                if progress is None and task.general is not None:
+                    notes.append(NO_LANDMARKS)
+            if ev.dead_end:
+                status = DEAD_END
+                unreachable = tuple(render(g) for g in ev.unreachable_goals if g >= 0)
+                if any(g < 0 for g in ev.unreachable_goals):  # goal atoms the grounding never reached
+                    missing = (k for k in self.grounded.unreachable_goals if k not in task.atom_ids)
+                    unreachable += tuple(self.lifted.render_key(k) for k in missing)
+            elif nev is not None and nev.dead_end:  # proved by the numeric relaxation (see its module)
+                status = DEAD_END
+                unreachable = nev.unreachable
+            elif level >= FeedbackLevel.FULL and not numeric:
+                hint = tuple(task.render_action(a) for a in rt.actions(ev.relaxed_plan)[:SHOWN])
+        if status is None and self.proof_budget:
             verdict = dead_end(task, state, self.proof_budget)
             status = verdict.status
             if status == NO_PLAN:
@@ -690,9 +800,8 @@ class Session:
             if distance is not None and self._last_distance is not None:
                 change = distance - self._last_distance
             self._last_distance = distance
-        hint: tuple[str, ...] = ()
-        if level >= FeedbackLevel.FULL and not dead and not numeric:
-            hint = tuple(task.render_action(a) for a in rt.actions(ev.relaxed_plan)[:SHOWN])
+        if dead:
+            hint = ()
         lm = self._landmarks
         return Feedback(
             goals, distance, change, dead, unreachable, revisited, (*notes, *loop_notes), name,

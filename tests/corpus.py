@@ -55,3 +55,17 @@ def smallest_task(entry: dict) -> tuple[str, Path, Path]:
     else:
         rel = min(entry["problems"], key=lambda p: (CORPUS / p).stat().st_size)
     return rel, CORPUS / entry["domain_file"], CORPUS / rel
+
+
+def tasks_by_size(entry: dict) -> list[str]:
+    """The problems of ``entry``, smallest file first (ties by name)."""
+    stats = entry.get("problem_stats") or []
+    folder = entry["problems"][0].rsplit("/", 1)[0]
+    if stats:
+        return [f"{folder}/{s['file']}" for s in sorted(stats, key=lambda s: (s.get("bytes", 0), s["file"]))]
+    return sorted(entry["problems"], key=lambda p: ((CORPUS / p).stat().st_size, p))
+
+
+def smallest_cases(per_domain: int) -> list[tuple[str, str]]:
+    """``(domain file, problem)`` of the ``per_domain`` smallest tasks of every supported domain."""
+    return [(e["domain_file"], p) for e in entries() if supported(e) for p in tasks_by_size(e)[:per_domain]]

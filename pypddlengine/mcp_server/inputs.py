@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError
-from ..grounding import GroundingOptions, ground
+from ..grounding import GroundingOptions
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
@@ -157,17 +157,20 @@ def _bundled_input(kind: str, name: str, bundled_domain: str | None) -> tuple[st
 def build_session(
     options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, cancel: threading.Event | None = None,
     heuristic: str = "h_ff", proof_budget: int = 0, *,
-    observation: str | None = None, detect_loops: bool | None = None,
+    observation: str | None = None, detect_loops: bool | None = None, backend: str = "auto",
 ) -> Session:
-    """Parse, check and ground (CPU-bound: runs in a worker thread); setting
-    ``cancel`` stops the grounding within a few milliseconds."""
+    """Parse, check and pick the backend (``backend``, see
+    :func:`pypddlengine.session.build_backend`), grounding if chosen
+    (CPU-bound: runs in a worker thread); setting ``cancel`` stops the
+    grounding within a few milliseconds."""
     limit = options.max_pddl_bytes
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    return Session(ground(compile_task(d, p), grounding), feedback=feedback, heuristic=heuristic,
-                   proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
+    return Session.on(compile_task(d, p), backend=backend, options=grounding, feedback=feedback,
+                      heuristic=heuristic, proof_budget=proof_budget, observation=observation,
+                      detect_loops=detect_loops)
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from .. import __version__
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError, counted
+from ..exact import to_json
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
 from ..task import natural_key
@@ -51,7 +52,7 @@ from .errors import (
     one_line,
 )
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
-from .render import View, for_level, number_or_none, reference_failure
+from .render import View, for_level, number_or_none, reference_failure, static_values
 from .store import ServerOptions, SessionEntry, SessionStore
 
 log = logging.getLogger("pypddlengine.mcp")
@@ -113,6 +114,8 @@ def _translate(server: "EngineServer", name: str, arguments: dict[str, Any], exc
         return exc
     if isinstance(cause, ToolFailure):
         return cause
+    if isinstance(cause, PDDLError):  # e.g. a lifted session's state with too many actions to list
+        return ToolFailure.from_pddl(cause)
     unexpected_cause = cause is not None and not isinstance(cause, ValidationError | ToolError)
     if isinstance(exc, UnexpectedToolError) or unexpected_cause:
         return ToolFailure(INTERNAL_ERROR, f"{name} failed unexpectedly")
@@ -238,6 +241,9 @@ def build_server(
                         "the top two blocks of a stack are seen), 'hide PRED [ARG|?...]'; ';' separates rules")] = None,
         detect_loops: Annotated[bool | None, Field(
             description="report repeated states at any feedback level")] = None,
+        backend: Annotated[Literal["auto", "grounded", "lifted"] | None, Field(
+            description="grounded (heuristics, landmarks) or lifted (large tasks open fast); auto: grounded "
+                        "when a size estimate says small")] = None,
     ) -> Annotated[CallToolResult, m.SessionSummary]:
         """Start a simulation session on a PDDL task and return its session_id.
 
@@ -257,7 +263,8 @@ def build_server(
                                       f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
                 try:
                     built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0,
-                                          observation=observation, detect_loops=detect_loops)
+                                          observation=observation, detect_loops=detect_loops,
+                                          backend=backend or "auto")
                     return built, built.goal_status()
                 finally:
                     slot.release()
@@ -279,7 +286,8 @@ def build_server(
                 rendering=rendering or opts.rendering,
                 max_steps=min(max_steps or opts.max_steps, opts.max_steps),
                 last_used=store.clock(),
-                threaded=level >= FeedbackLevel.HEURISTIC or len(session.task.actions) > THREADED_ACTIONS,
+                threaded=level >= FeedbackLevel.HEURISTIC or session.grounded is None
+                or len(session.grounded.actions) > THREADED_ACTIONS,
                 owner=caller.owner,
                 connection=caller.connection,
                 tool_calls=1,
@@ -299,7 +307,11 @@ def build_server(
                     actions=summarise_actions(session),
                     goal=sorted(session.lifted.goal_parts(), key=natural_key),
                     static_facts=view.atoms(static) if static else None,
-                    ground_actions=len(session.task.actions),
+                    values=view.values(session.state),
+                    static_values=static_values(session.lifted) or None,
+                    backend=session.backend,
+                    backend_note=session.backend_note,
+                    ground_actions=None if session.grounded is None else len(session.grounded.actions),
                     applicable_now=len(session.applicable_actions()),
                     goal_reached=session.is_goal(),
                     feedback_level=level.name.lower(),
@@ -342,6 +354,7 @@ def build_server(
                 atoms=len(ids),
                 static_included=static or not s.task.static_atoms,
                 state=view.atoms(ids),
+                values=view.values(s.state, include_static=bool(static)),
                 feedback=view.current_feedback(),
             )
 
@@ -413,6 +426,7 @@ def build_server(
         def work() -> m.StepOutcome:
             if entry.attempts_left <= 0:
                 raise ToolFailure(STEP_LIMIT, f"session used all {entry.max_steps} of its execute attempts")
+            before = entry.session.state
             r = entry.session.execute(action)
             if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES and not view.paper:
                 entry.failed_attempts += 1
@@ -429,7 +443,10 @@ def build_server(
                 added=list(r.added) or None,
                 deleted=list(r.deleted) or None,
                 fired_effects=list(r.fired) or None,
+                values_changed=view.values_changed(before, r.state) if r.success else None,
                 state=view.maybe_state(include_state) if r.success or view.paper else None,
+                values=view.values(r.state) if view.maybe_state(include_state) is not None and (
+                    r.success or view.paper) else None,
                 failure=view.failure(r.failure) if r.failure else None,
                 feedback=view.feedback(r.feedback, added=r.added, deleted=r.deleted),
                 attempts_left=entry.attempts_left,
@@ -473,6 +490,7 @@ def build_server(
                 goal_reached=s.is_goal(),
                 discarded_steps=discarded,
                 state=view.maybe_state(include_state),
+                values=view.values(s.state) if view.maybe_state(include_state) is not None else None,
                 counters=entry.counters(),
             )
 
@@ -500,7 +518,9 @@ def build_server(
                 goal_reached=s.is_goal(),
                 added=added,
                 deleted=deleted,
+                values_changed=view.values_changed(before, s.state),
                 state=view.maybe_state(include_state),
+                values=view.values(s.state) if view.maybe_state(include_state) is not None else None,
             )
 
         return _reply(await store.run(entry, work))
@@ -535,6 +555,8 @@ def build_server(
             return m.CheckpointOutcome(
                 name=cp.name if cp else None, step=len(s.history), goal_reached=s.is_goal() if restored else None,
                 added=added, deleted=deleted, state=view.maybe_state(include_state) if restored else None,
+                values_changed=view.values_changed(before, s.state) if restored else None,
+                values=view.values(s.state) if restored and view.maybe_state(include_state) is not None else None,
                 checkpoints=[m.CheckpointInfo(name=c.name, step=c.step) for c in s.checkpoints()])
 
         return _reply(await store.run(entry, work))
@@ -602,6 +624,9 @@ def build_server(
                     step=f.step, action=f.action, code=f.code, message=f.message,
                     unsatisfied=list(f.unsatisfied) or None,
                 ) if f else None,
+                metric=None if report.metric is None else to_json(report.metric),
+                metric_direction=report.metric_direction if report.metric is not None else None,
+                metric_error=report.metric_error,
                 summary=_verdict(report),
             )
         ))

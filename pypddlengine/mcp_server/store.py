@@ -124,7 +124,9 @@ class SessionEntry:
 
     @property
     def actions(self) -> int:
-        return len(self.session.task.actions)
+        """Ground actions held (a lifted session holds none up front)."""
+        grounded = self.session.grounded
+        return 0 if grounded is None else len(grounded.actions)
 
     @property
     def attempts_left(self) -> int:

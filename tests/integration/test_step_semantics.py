@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from corpus import CORPUS, CORPUS_REASON, entries, supported
+from corpus import CORPUS, CORPUS_REASON, smallest_cases
 
 from pypddlengine import GroundingLimitError, Session, ground, load_task, validate_plan
 from pypddlengine.grounding import GroundingOptions
@@ -26,19 +26,6 @@ pytestmark = pytest.mark.skipif(not (CORPUS / "index.json").is_file(), reason=CO
 SMALL = GroundingOptions(max_actions=60_000, max_atoms=200_000, max_seconds=30)
 """What "small enough to ground" means here."""
 
-DOMAINS = [e for e in entries() if supported(e)]
-
-
-def _by_size(entry: dict) -> list[str]:
-    stats = entry.get("problem_stats") or []
-    folder = entry["problems"][0].rsplit("/", 1)[0]
-    if stats:
-        return [f"{folder}/{s['file']}" for s in sorted(stats, key=lambda s: (s.get("bytes", 0), s["file"]))]
-    return sorted(entry["problems"], key=lambda p: ((CORPUS / p).stat().st_size, p))
-
-
-def _cases(per_domain: int) -> list[tuple[str, str]]:
-    return [(e["domain_file"], p) for e in DOMAINS for p in _by_size(e)[:per_domain]]
 
 
 def _name(space, action) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
@@ -111,12 +98,12 @@ def walk_and_compare(domain: str, problem: str, walks: int, steps: int) -> None:
             assert first == second, (first.summary(), second.summary())
 
 
-@pytest.mark.parametrize(("domain", "problem"), _cases(1), ids=[p for _, p in _cases(1)])
+@pytest.mark.parametrize(("domain", "problem"), smallest_cases(1), ids=[p for _, p in smallest_cases(1)])
 def test_grounded_and_on_demand_steps_agree(domain: str, problem: str) -> None:
     walk_and_compare(domain, problem, walks=2, steps=10)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("domain", "problem"), _cases(3), ids=[p for _, p in _cases(3)])
+@pytest.mark.parametrize(("domain", "problem"), smallest_cases(3), ids=[p for _, p in smallest_cases(3)])
 def test_grounded_and_on_demand_steps_agree_on_more_tasks(domain: str, problem: str) -> None:
     walk_and_compare(domain, problem, walks=3, steps=40)

@@ -41,7 +41,7 @@ async def test_tool_listing(server) -> None:  # type: ignore[no-untyped-def]
                                                                           "rendering"}
     # what a model is shown (name, description, input schema) stays small
     visible = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools.values()]
-    assert len(json.dumps(visible)) < 12_000
+    assert len(json.dumps(visible)) < 12_300  # 12,000 before initialise_session's backend option (issue 21)
 
 
 async def test_instructions_and_bundled_resources(server) -> None:  # type: ignore[no-untyped-def]

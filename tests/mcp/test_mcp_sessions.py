@@ -186,8 +186,8 @@ async def test_idle_sessions_are_freed_by_calls_on_other_sessions() -> None:
 @pytest.mark.parametrize(
     ("overrides", "arguments", "code"),
     [
-        ({"max_ground_actions": 23}, BW3, "GROUNDING_LIMIT"),  # BW3 grounds to 24 actions
-        ({"max_ground_atoms": 5}, BW3, "GROUNDING_LIMIT"),
+        ({"max_ground_actions": 23}, {**BW3, "backend": "grounded"}, "GROUNDING_LIMIT"),  # BW3 grounds to 24 actions
+        ({"max_ground_atoms": 5}, {**BW3, "backend": "grounded"}, "GROUNDING_LIMIT"),
         ({"max_pddl_bytes": 300}, BW3, "INPUT_TOO_LARGE"),
         ({"max_pddl_bytes": 300}, "files", "INPUT_TOO_LARGE"),
     ],
@@ -201,6 +201,16 @@ async def test_task_size_limits(overrides: dict[str, Any], arguments: Any, code:
         tools = Tools(client)
         assert (await tools.error("initialise_session", **arguments)).code == code
         assert (await tools.ok("list_sessions"))["live"] == 0  # the reserved slot was released
+
+
+async def test_automatic_backend_goes_lifted_when_grounding_hits_the_limits() -> None:
+    """backend auto (the default): a task that stops grounding at the server's
+    size limits opens lifted instead, and says why (issue 21)."""
+    async with Client(build_server(max_ground_actions=23)) as client:
+        tools = Tools(client)
+        init = await tools.ok("initialise_session", **BW3)
+        assert init["backend"] == "lifted" and "grounding stopped" in init["backend_note"]
+        assert init.get("ground_actions") is None and init["applicable_now"] > 0
 
 
 async def test_memory_budget_over_all_sessions() -> None:

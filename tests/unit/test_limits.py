@@ -49,7 +49,7 @@ def test_unbound_parameters_are_refused_before_grounding(precondition: str) -> N
     assert len(domain) < 300
     started = time.monotonic()
     with pytest.raises(GroundingLimitError) as caught:
-        open_session(domain, objects_problem(60, ALL_P))
+        open_session(domain, objects_problem(60, ALL_P), backend="grounded")
     assert time.monotonic() - started < 2.0
     err = caught.value
     assert err.code == ErrorCode.GROUNDING_LIMIT and err.details["kind"] == "estimate"
@@ -57,6 +57,28 @@ def test_unbound_parameters_are_refused_before_grounding(precondition: str) -> N
     assert err.location == f"<domain>:3:{domain.splitlines()[2].index('?x1') + 1}"  # the first unbound parameter
     assert "?x1 ?x2 ?x3 ?x4 ?x5 ?x6 ?x7 ?x8" in err.message
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(("precondition", "listed"), [("(not (p ?x1))", True), ("(= ?x1 ?x2)", False),
+                                                     ("(and)", False)])
+def test_such_a_task_opens_lifted_and_a_state_with_too_many_actions_is_refused(precondition: str,
+                                                                               listed: bool) -> None:
+    """Automatically such a task goes lifted (issue 21): it opens at once, an
+    action named directly executes, and listing the applicable actions of a
+    state that has 60**6 or more of them stops at the work limit with
+    GROUNDING_LIMIT (kind 'lifted') instead of running for ever."""
+    session = open_session(unbound_domain(precondition), objects_problem(60, ALL_P),
+                           options=GroundingOptions(max_actions=200_000))
+    assert session.backend == "lifted"
+    if listed:
+        assert session.applicable_actions() == []  # every (p ?x1) holds
+    else:
+        started = time.monotonic()
+        with pytest.raises(GroundingLimitError) as caught:
+            session.applicable_actions()
+        assert caught.value.code == ErrorCode.GROUNDING_LIMIT and caught.value.details["kind"] == "lifted"
+        assert time.monotonic() - started < 30
+        assert session.execute("(a o1 o1 o2 o3 o4 o5 o6 o7)").success
 
 
 def test_the_estimate_counts_only_unbound_parameters() -> None:

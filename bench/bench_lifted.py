@@ -1,0 +1,224 @@
+"""Lifted backend benchmark: our lifted session beside pymimir's lifted
+successor generator (and our grounded session where grounding is small),
+measured in one run, each tool and task in a fresh worker process.
+
+    python bench/bench_lifted.py            # every task below (a few minutes)
+    python bench/bench_lifted.py --quick    # bw-200 and the largest IPC 2023 hard task
+
+Tasks: the IPC 2023 learning track's Blocksworld testing/hard tasks p01, p15
+and p30 (488 blocks) from the corpus (their domain with ``:typing`` added to
+its requirements, which pymimir's parser needs for the problems' ``- object``), a generated 200-block Blocksworld, and
+a generated Transport task (the IPC 2008 domain of the corpus, 300 locations,
+24 trucks, 150 packages, capacity 4: millions of ground actions).
+
+Measured per tool: *initialise* (text to the initial state's applicable
+actions listed: parse, set up, first successor generation), *step* (median
+over a 60-step seeded random walk of: list the applicable actions, apply one
+of them), and the worker's peak RSS. Each tool walks with its own choices
+(same seed, its own action order), so the states differ but the per-step work
+is of the same kind. Targets (issue 21): initialise within 3x and step
+within 1x of pymimir; every hard task opens in seconds within 2 GiB.
+
+pymimir (PyPI ``pymimir``) is a speed anchor only, never a dependency: the
+script skips it when it is not installed. Results print as Markdown with the
+load average; raw JSON goes to ``bench/out/lifted-<date>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CORPUS = Path(os.environ.get("PYPDDL_CORPUS", HERE.parent.parent / "shared" / "benchmarks")).resolve()
+HARD = CORPUS / "ipc2023-learning" / "blocksworld-testing-hard"
+TRANSPORT_DOMAIN = CORPUS / "downward-benchmarks" / "transport-sat08-strips" / "domain.pddl"
+STEPS = 60
+
+
+def transport_problem(locations: int, trucks: int, packages: int, capacity: int, seed: int) -> str:
+    """A Transport task on a random connected road network (each location
+    linked to its predecessor and to two random others, both directions)."""
+    rng = random.Random(seed)
+    locs = [f"l{i}" for i in range(1, locations + 1)]
+    roads: set[tuple[str, str]] = set()
+    for i in range(1, locations):
+        for other in (locs[i - 1], rng.choice(locs[:i]), rng.choice(locs)):
+            if other != locs[i]:
+                roads.update({(locs[i], other), (other, locs[i])})
+    caps = [f"c{i}" for i in range(capacity + 1)]
+    objects = [f"{' '.join(locs)} - location", f"{' '.join(f't{i}' for i in range(1, trucks + 1))} - vehicle",
+               f"{' '.join(f'p{i}' for i in range(1, packages + 1))} - package", f"{' '.join(caps)} - capacity-number"]
+    init = [f"(road {a} {b})" for a, b in sorted(roads)]
+    init += [f"(= (road-length {a} {b}) {rng.randint(5, 50)})" for a, b in sorted(roads)]
+    init += [f"(capacity-predecessor {caps[i]} {caps[i + 1]})" for i in range(capacity)]
+    init += [f"(at t{i} {rng.choice(locs)})" for i in range(1, trucks + 1)]
+    init += [f"(capacity t{i} {caps[-1]})" for i in range(1, trucks + 1)]
+    init += [f"(at p{i} {rng.choice(locs)})" for i in range(1, packages + 1)]
+    goal = [f"(at p{i} {rng.choice(locs)})" for i in range(1, packages + 1)]
+    return (f"(define (problem transport-{locations}-{trucks}-{packages}) (:domain transport)\n"
+            f" (:objects {' '.join(objects)})\n (:init (= (total-cost) 0) {' '.join(init)})\n"
+            f" (:goal (and {' '.join(goal)}))\n (:metric minimize (total-cost)))\n")
+
+
+def write_tasks(folder: Path, quick: bool) -> dict[str, tuple[Path, Path]]:
+    from pypddlengine.bundled import bundled_root
+    from pypddlengine.generators import blocksworld
+
+    tasks: dict[str, tuple[Path, Path]] = {}
+    bw = folder / "bw-200.pddl"
+    bw.write_text(blocksworld(200, seed=200))
+    tasks["bw-200"] = (bundled_root("domains") / "blocksworld.pddl", bw)
+    if (HARD / "domain.pddl").is_file():  # pymimir's parser wants :typing for the problems' "- object"
+        hard_domain = folder / "blocksworld-hard-domain.pddl"
+        hard_domain.write_text((HARD / "domain.pddl").read_text().replace("(:requirements :strips)",
+                                                                          "(:requirements :strips :typing)"))
+        for name in ("p30",) if quick else ("p01", "p15", "p30"):
+            tasks[f"ipc23-hard-{name}"] = (hard_domain, HARD / f"{name}.pddl")
+    if not quick and TRANSPORT_DOMAIN.is_file():
+        tr = folder / "transport-300.pddl"
+        tr.write_text(transport_problem(300, 24, 150, 4, seed=2023))
+        tasks["transport-300"] = (TRANSPORT_DOMAIN, tr)
+    return tasks
+
+
+# ----------------------------------------------------------------------------- workers (one per process)
+
+
+def _walk(initial: object, successors, choose) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
+    """(first listing s, median step s, steps done): ``successors(state)`` lists
+    the applicable actions, ``choose(state, actions, rng)`` applies one."""
+    rng = random.Random(21)
+    start = time.perf_counter()
+    actions = successors(initial)
+    first = time.perf_counter() - start
+    state, times = initial, []
+    for _ in range(STEPS):
+        if not actions:
+            break
+        start = time.perf_counter()
+        state = choose(state, actions, rng)
+        actions = successors(state)
+        times.append(time.perf_counter() - start)
+    return first, statistics.median(times) if times else float("nan"), len(times)
+
+
+def w_ours(domain: str, problem: str, backend: str) -> dict:
+    from pypddlengine import Session
+
+    start = time.perf_counter()
+    session = Session(domain, problem, backend=backend)
+    built = time.perf_counter() - start
+    session.applicable_actions()
+    init = time.perf_counter() - start
+
+    def choose(_state, actions, rng):  # type: ignore[no-untyped-def]
+        result = session.execute(rng.choice(actions))
+        assert result.success
+        return session.state
+
+    first, step, steps = _walk(session.state, lambda _s: session.applicable_actions(), choose)  # sorted, as listed
+    return {"init_s": init, "setup_s": built, "step_s": step, "steps": steps, "backend": session.backend}
+
+
+def w_mimir(domain: str, problem: str, backend: str) -> dict:
+    import pymimir
+
+    start = time.perf_counter()
+    d = pymimir.Domain(domain)
+    p = pymimir.Problem(d, problem, "lifted")
+    state = p.get_initial_state()
+    built = time.perf_counter() - start
+    state.generate_applicable_actions()
+    init = time.perf_counter() - start
+
+    def choose(state, actions, rng):  # type: ignore[no-untyped-def]
+        return rng.choice(actions).apply(state)
+
+    first, step, steps = _walk(state, lambda s: s.generate_applicable_actions(), choose)
+    return {"init_s": init, "setup_s": built, "step_s": step, "steps": steps, "backend": "lifted"}
+
+
+WORKERS = {"ours-lifted": (w_ours, "lifted"), "ours-grounded": (w_ours, "grounded"), "pymimir": (w_mimir, "lifted")}
+
+
+def run_worker(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
+    cmd = [sys.executable, __file__, "--worker", tool, str(domain), str(problem)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout ({timeout:g} s)"}
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1][:160]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="bw-200 and the 488-block IPC 2023 hard task only")
+    parser.add_argument("--timeout", type=float, default=300, help="per-measurement limit in seconds (default 300)")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        tool, domain, problem = args.worker
+        fn, backend = WORKERS[tool]
+        result = fn(domain, problem, backend)
+        result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(result))
+        return
+    try:
+        import pymimir  # noqa: F401
+
+        tools = list(WORKERS)
+    except ImportError:
+        tools = ["ours-lifted", "ours-grounded"]
+        print("pymimir is not installed (pip install pymimir): measuring ours only", file=sys.stderr)
+    load = os.getloadavg()
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    results: dict[str, dict[str, dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tasks = write_tasks(Path(tmp), args.quick)
+        for name, (domain, problem) in tasks.items():
+            results[name] = {}
+            for tool in tools:
+                if tool == "ours-grounded" and name in ("ipc23-hard-p30", "transport-300"):
+                    results[name][tool] = {"error": "skipped (too large to ground in time)"}
+                    continue
+                results[name][tool] = run_worker(tool, domain, problem, args.timeout)
+            print(f"measured {name}", file=sys.stderr, flush=True)
+    end_load = os.getloadavg()
+    print(f"# Lifted backend benchmark ({stamp}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the start, "
+          f"{end_load[0]:.2f} at the end, {os.cpu_count()} cores, Python {sys.version.split()[0]})\n")
+    print("| task | tool | backend | initialise | step (median) | steps | peak RSS |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for name, by_tool in results.items():
+        for tool, r in by_tool.items():
+            if "error" in r:
+                print(f"| {name} | {tool} | - | {r['error']} | | | |")
+                continue
+            print(f"| {name} | {tool} | {r['backend']} | {r['init_s']:.3f} s | {r['step_s'] * 1e3:.3f} ms | "
+                  f"{r['steps']} | {r['peak_rss_mb']:.0f} MB |")
+    print("\n| task | initialise ours/pymimir (target <= 3) | step ours/pymimir (target <= 1) |")
+    print("|---|---:|---:|")
+    for name, by_tool in results.items():
+        ours, mimir = by_tool.get("ours-lifted", {}), by_tool.get("pymimir", {})
+        if "init_s" in ours and "init_s" in mimir:
+            print(f"| {name} | {ours['init_s'] / mimir['init_s']:.2f}x | {ours['step_s'] / mimir['step_s']:.2f}x |")
+    out = HERE / "out"
+    out.mkdir(exist_ok=True)
+    path = out / f"lifted-{time.strftime('%Y%m%d-%H%M')}.json"
+    path.write_text(json.dumps({"stamp": stamp, "load": load, "end_load": end_load, "results": results}, indent=1))
+    print(f"\nraw results: bench/out/{path.name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""Conjunctive queries over a state: the lifted backend's successor generator.
+
+The positive precondition atoms of an action schema (or the body of an axiom
+rule) form a conjunctive query; its answers in a state are the schema's
+candidate instances. :func:`join_source` plans each query once and generates
+it as nested Python loops (as the grounder generates its joins):
+
+* **Join order by selectivity**: the next atom joined is the one expected to
+  yield the fewest candidates, estimated from the initial state: a
+  predicate's atom count divided by the number of distinct objects at the
+  most selective position already bound. An atom whose variables are all
+  bound is a membership test, done as soon as it can be.
+* **Static atoms** (of predicates no action changes) are indexed once, by
+  predicate and by (predicate, position, object); fluent atoms are indexed
+  the same way in a :class:`Relations` that follows the session from state
+  to state by the atoms that change, never rebuilt.
+* **Filters**: types, equalities and inequalities, and negative literals are
+  tested as soon as their variables are bound.
+
+A semi-naive *trigger* variant binds one atom of the query to a new atom
+(the derived atoms of :class:`pypddlengine.lazy.LazyTask` are computed with
+it, stratum by stratum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .lifted import AtomKey, LiftedTask, Schema, Template
+
+__all__ = ["JoinStats", "Relations", "join_source"]
+
+
+class Relations:
+    """Atoms indexed for joins: all of them (:attr:`keys`), by predicate
+    (:attr:`by_pred`, one set per predicate) and by (predicate, position,
+    object) for the positions the joins look up (:attr:`by_pos`)."""
+
+    __slots__ = ("by_pos", "by_pred", "keys", "positions")
+
+    def __init__(self, predicates: int, positions: dict[int, tuple[int, ...]]) -> None:
+        self.keys: set[AtomKey] = set()
+        self.by_pred: list[set[AtomKey]] = [set() for _ in range(predicates)]
+        self.by_pos: dict[tuple[int, int, int], set[AtomKey]] = {}
+        self.positions = positions
+
+    def add(self, key: AtomKey) -> None:
+        if key in self.keys:
+            return
+        self.keys.add(key)
+        pred = key[0]
+        self.by_pred[pred].add(key)
+        for pos in self.positions.get(pred, ()):
+            slot = (pred, pos, key[pos + 1])
+            bucket = self.by_pos.get(slot)
+            if bucket is None:
+                self.by_pos[slot] = {key}
+            else:
+                bucket.add(key)
+
+    def remove(self, key: AtomKey) -> None:
+        if key not in self.keys:
+            return
+        self.keys.discard(key)
+        pred = key[0]
+        self.by_pred[pred].discard(key)
+        for pos in self.positions.get(pred, ()):
+            self.by_pos[(pred, pos, key[pos + 1])].discard(key)
+
+    def update(self, keys: Iterable[AtomKey]) -> None:
+        for key in keys:
+            self.add(key)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinStats:
+    """Size estimates for join ordering (from the initial state)."""
+
+    size: tuple[float, ...]
+    """Expected atoms of each predicate in a state."""
+    distinct: dict[tuple[int, int], float]
+    """Expected distinct objects at (predicate, position)."""
+
+    @staticmethod
+    def of(lifted: LiftedTask) -> JoinStats:
+        size = [0.0] * len(lifted.predicates)
+        seen: dict[tuple[int, int], set[int]] = {}
+        for key in lifted.init:
+            size[key[0]] += 1
+            for pos, o in enumerate(key[1:]):
+                seen.setdefault((key[0], pos), set()).add(o)
+        for pred in range(len(size)):
+            if size[pred] == 0 and pred in lifted.derived_predicates:  # nothing known: its typed size
+                arity = lifted.predicate_arity[pred]
+                size[pred] = float(len(lifted.objects)) ** arity
+        distinct = {k: float(len(v)) for k, v in seen.items()}
+        return JoinStats(tuple(max(s, 1.0) for s in size), distinct)
+
+    def estimate(self, pred: int, bound_positions: Iterable[int]) -> float:
+        best = 1.0
+        for pos in bound_positions:
+            best = max(best, self.distinct.get((pred, pos), 1.0))
+        return self.size[pred] / best
+
+
+def _key(pred: int, args: tuple[int, ...], var: dict[int, str]) -> str:
+    return f"({', '.join([str(pred), *[var[a] if a >= 0 else str(~a) for a in args]])},)"
+
+
+def join_source(schema: Schema, static: frozenset[int], stats: JoinStats, *, name: str, params: str,
+                emit: list[str], trigger: int | None = None,
+                used: dict[tuple[bool, int], set[int]] | None = None) -> str:
+    """Source of ``def name(params)``: every binding of ``schema``'s
+    parameters under which its positive atoms hold (static ones in ``SK``,
+    ``SP``, ``SX``; fluent ones in ``FK``, ``FP``, ``FX``, the fields of two
+    :class:`Relations`), its parameters have their types (``d<i>``,
+    ``D<i>``), and its equalities, inequalities and negative literals hold.
+    Then the ``emit`` lines run with the objects in ``v<i>`` (and ``a``, the
+    tuple of all of them). With ``trigger``, the positive atom of that index
+    is the parameter ``key`` (semi-naive evaluation). ``used`` collects the
+    ``(static?, predicate) -> positions`` looked up, for :class:`Relations`.
+    Every loop iteration counts down ``left[0]`` and calls ``tick()`` when
+    it goes below zero (the caller's work limit)."""
+    var: dict[int, str] = {}
+    lines = [f"def {name}({params}):"]
+    depth = [1]
+    # filters, tested as soon as their variables are bound: (variables, kind, payload)
+    checks: list[tuple[frozenset[int], str, object]] = []
+    for t in schema.neg:
+        checks.append((frozenset(a for a in t[1] if a >= 0), "SK" if t[0] in static else "FK", t))
+    for kind, pairs in (("==", schema.eq), ("!=", schema.neq)):
+        for x, y in pairs:
+            checks.append((frozenset(a for a in (x, y) if a >= 0), kind, (x, y)))
+
+    def term(a: int) -> str:
+        return var[a] if a >= 0 else str(~a)
+
+    def condition(kind: str, payload: object) -> str:
+        if kind in ("==", "!="):
+            x, y = payload  # type: ignore[misc]
+            return f"{term(x)} {kind} {term(y)}"
+        pred, args = payload  # type: ignore[misc]
+        return f"{_key(pred, args, var)} not in {kind}"
+
+    def fail() -> str:
+        return "return" if depth[0] == 1 else "continue"
+
+    def line(text: str) -> None:
+        lines.append("    " * depth[0] + text)
+
+    def flush() -> None:
+        bound = set(var)
+        keep = []
+        for need, kind, payload in checks:
+            if need <= bound:
+                line(f"if not ({condition(kind, payload)}): {fail()}")
+            else:
+                keep.append((need, kind, payload))
+        checks[:] = keep
+
+    def bind(source: str, args: tuple[int, ...], skip: int | None) -> None:
+        """Unify atom variable ``source`` with template ``args``."""
+        for j, a in enumerate(args):
+            if j == skip:
+                continue
+            if a < 0:
+                line(f"if {source}[{j + 1}] != {~a}: {fail()}")
+            elif a in var:
+                line(f"if {source}[{j + 1}] != {var[a]}: {fail()}")
+            else:
+                var[a] = f"v{a}"
+                line(f"v{a} = {source}[{j + 1}]")
+                if schema.domain_sets[a] is not None:
+                    line(f"if v{a} not in d{a}: {fail()}")
+
+    remaining = list(enumerate(schema.pre))
+    if trigger is not None:
+        _, (pred, args) = remaining.pop(trigger)
+        bind("key", args, None)
+    flush()
+    count = 0
+    while remaining:
+        def score(item: tuple[int, Template]) -> tuple[int, float, int]:
+            pred, args = item[1]
+            free = [a for a in args if a >= 0 and a not in var]
+            if not free:
+                return (0, 0.0, item[0])
+            bound = [pos for pos, a in enumerate(args) if a < 0 or a in var]
+            return (1, stats.estimate(pred, bound), item[0])
+
+        best = min(remaining, key=score)
+        remaining.remove(best)
+        pred, args = best[1]
+        is_static = pred in static
+        keys, by_pred, by_pos = ("SK", "SP", "SX") if is_static else ("FK", "FP", "FX")
+        if all(a < 0 or a in var for a in args):
+            line(f"if {_key(pred, args, var)} not in {keys}: {fail()}")
+            flush()
+            continue
+        bound = [pos for pos, a in enumerate(args) if a < 0 or a in var]
+        cand = f"c{count}"
+        count += 1
+        if bound:
+            pos = max(bound, key=lambda p: stats.distinct.get((pred, p), 1.0))
+            a = args[pos]
+            value = term(a)
+            if used is not None:
+                used.setdefault((is_static, pred), set()).add(pos)
+            line(f"for {cand} in {by_pos}.get(({pred}, {pos}, {value}), ()):")
+            skip: int | None = pos
+        else:
+            line(f"for {cand} in {by_pred}[{pred}]:")
+            skip = None
+        depth[0] += 1
+        line("left[0] -= 1")
+        line("if left[0] < 0: tick()")
+        bind(cand, args, skip)
+        flush()
+    for i in range(schema.arity):
+        if i not in var:
+            line(f"for v{i} in D{i}:")
+            depth[0] += 1
+            line("left[0] -= 1")
+            line("if left[0] < 0: tick()")
+            var[i] = f"v{i}"
+            flush()
+    assert not checks, checks
+    line(f"a = ({', '.join(f'v{i}' for i in range(schema.arity))}{',' if schema.arity else ''})")
+    for text in emit:
+        line(text)
+    return "\n".join(lines) + "\n"
+
+
+def namespace(schema: Schema) -> dict[str, object]:
+    """The type domains a :func:`join_source` function reads."""
+    ns: dict[str, object] = {}
+    for i, dom in enumerate(schema.domain_sets):
+        ns[f"d{i}"] = dom
+        ns[f"D{i}"] = schema.domains[i]
+    return ns
