@@ -11,12 +11,12 @@ value: there UP's copy of the task gives such terms the value 0."""
 from __future__ import annotations
 
 import random
-import warnings
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from numeric_cases import NUMERIC_CORPUS_REASON, numeric_tasks
+from oracles import up_problem, up_simulator
 
 from pypddlengine import Session
 from pypddlengine.bundled import bundled_task
@@ -31,22 +31,14 @@ FIRST = [t for t in TASKS if t[0].endswith(("/pfile1", "/instance-1")) and not t
 
 
 def _up(domain: Path, problem: Path):  # type: ignore[no-untyped-def]
-    from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import SequentialSimulator, get_environment
-
-    env = get_environment()
-    env.credits_stream = None
-    env.error_used_name = False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        task = PDDLReader().parse_problem(str(domain), str(problem))
-        # UP's simulator refuses a task where a numeric term has no initial value (we read that as undefined, an
-        # error only where it is read); UP's copy gets 0 there, and the walk compares only values we have
-        zero = env.expression_manager.Int(0)
-        for fluent in task.fluents:
-            if fluent.type.is_real_type() or fluent.type.is_int_type():
-                task.fluents_defaults.setdefault(fluent, zero)
-        return task, SequentialSimulator(task)
+    task = up_problem(domain, problem)
+    # UP's simulator refuses a task where a numeric term has no initial value (we read that as undefined, an
+    # error only where it is read); UP's copy gets 0 there, and the walk compares only values we have
+    zero = task.environment.expression_manager.Int(0)
+    for fluent in task.fluents:
+        if fluent.type.is_real_type() or fluent.type.is_int_type():
+            task.fluents_defaults.setdefault(fluent, zero)
+    return task, up_simulator(domain, problem, task)
 
 
 def _walk(domain: Path, problem: Path, seed: int, steps: int) -> int:
