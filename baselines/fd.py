@@ -171,11 +171,13 @@ def install_release(release: str, *, log: Any = None) -> Path:
 def fd_driver() -> Path:
     """The path of ``fast-downward.py``: inside the installed wheel, or inside
     the private folder of the release named by :data:`RELEASE_ENV`."""
-    return _driver(selected_release())
+    release = selected_release()
+    return _driver(release, None if release is None else release_dir(release))
 
 
 @functools.cache
-def _driver(release: str | None) -> Path:
+def _driver(release: str | None, folder: Path | None) -> Path:
+    """Cached per release and folder (the folder follows XDG_CACHE_HOME)."""
     if release is not None:
         _check_release(release)
         driver = _release_driver(release)
@@ -220,7 +222,11 @@ def fd_provenance() -> dict[str, str | None]:
     (``driver/version.py``) and the git revision compiled into the search
     binary (``downward --internal-git-revision``, what ``fast-downward.py
     --version`` prints). ``None`` where it cannot be read."""
-    return dict(_provenance(selected_release()))
+    try:
+        driver = fd_driver()
+    except PlannerUnavailable:
+        return {"wheel": fd_version(), "release": None, "git_revision": None}
+    return dict(_provenance(driver))
 
 
 def _read_release(root: Path) -> str | None:
@@ -232,12 +238,9 @@ def _read_release(root: Path) -> str | None:
 
 
 @functools.cache
-def _provenance(release: str | None) -> dict[str, str | None]:
+def _provenance(driver: Path) -> dict[str, str | None]:
     info: dict[str, str | None] = {"wheel": fd_version(), "release": None, "git_revision": None}
-    try:
-        root = _driver(release).parent
-    except PlannerUnavailable:
-        return info
+    root = driver.parent
     info["release"] = _read_release(root)
     binary = root / "builds" / "release" / "bin" / "downward"
     try:
@@ -252,13 +255,13 @@ def _provenance(release: str | None) -> dict[str, str | None]:
 
 def known_aliases() -> tuple[str, ...]:
     """The aliases this Fast Downward knows (``--show-aliases``)."""
-    return _aliases(selected_release())
+    return _aliases(fd_driver())
 
 
 @functools.cache
-def _aliases(release: str | None) -> tuple[str, ...]:
+def _aliases(driver: Path) -> tuple[str, ...]:
     out = subprocess.run(
-        [sys.executable, str(_driver(release)), "--show-aliases"],
+        [sys.executable, str(driver), "--show-aliases"],
         capture_output=True, text=True, timeout=60, check=False,
     )
     return tuple(line.strip() for line in out.stdout.splitlines() if line.strip())

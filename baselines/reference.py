@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .fd import CONFIGS
+from .readings import Reading, apply_reading
 from .tasks import TaskRef
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "ORDER_LABELS",
     "ORDER_RULES",
     "PAPER",
+    "is_paper_benchmark",
     "OrderedTask",
     "block_rows",
     "difficulty_order",
@@ -96,18 +98,37 @@ def order_by_rule(
     return solved + unsolved
 
 
-# The paper's numbers, for the comparison printed under the tables.
+# The paper's numbers (Agentic LLM Planning via Step-Wise PDDL Simulation, §IV, Tables I-III), printed
+# beside ours when the tasks are the paper's 102 IPC-2000 Blocksworld instances in benchmark order.
 PAPER: dict[str, Any] = {
     "solved": {LAMA: 87, SEQ: 87},
     "timeout": {LAMA: 15, SEQ: 15},
     "tasks": 102,
     "first_failure_position": 72,
+    # block, solved by both FD configurations, mean lama-first length, mean seq-sat-lama-2011 length
     "table1": [
         ("0-10", 10, 14.0, 14.0), ("10-20", 10, 39.8, 37.6), ("20-30", 10, 61.6, 36.4), ("30-40", 10, 146.4, 64.8),
         ("40-50", 10, 199.2, 106.8), ("50-60", 10, 222.4, 135.4), ("60-70", 10, 253.8, 207.2),
         ("70-80", 7, 281.4, 228.3), ("80-90", 7, 380.0, 328.0), ("90-100", 3, 484.0, 374.7), ("100-102", 0, None, None),
     ],
+    # approach: solved, timeout, early exit (Table II)
+    "table2": {LAMA: (87, 15, 0), SEQ: (87, 15, 0), "direct": (65, 37, 0), "agentic": (68, 28, 6)},
+    # block, co-solved instances, mean length of lama-first, seq-sat-lama-2011, direct, agentic (Table III)
+    "table3": [
+        ("0-10", 10, 14.0, 14.0, 14.0, 15.8), ("10-20", 10, 39.8, 37.6, 27.4, 30.6),
+        ("20-30", 9, 60.0, 36.2, 40.4, 44.7), ("30-40", 6, 164.3, 63.3, 59.7, 60.3),
+        ("40-50", 7, 197.1, 92.6, 78.0, 78.6), ("50-60", 4, 215.5, 144.5, 99.5, 124.5),
+        ("70-80", 3, 142.0, 136.7, 139.3, 139.3),
+    ],
 }
+PAPER_INSTANCES = tuple(f"instance-{i}" for i in range(1, 103))
+"""The paper's tasks in its (benchmark) order."""
+
+
+def is_paper_benchmark(instance_ids: Sequence[str]) -> bool:
+    """Whether these are the paper's 102 tasks in its order (only then are its
+    numbers printed beside ours)."""
+    return tuple(instance_ids) == PAPER_INSTANCES
 
 
 @dataclass(frozen=True)
@@ -139,10 +160,15 @@ def count_objects(task: TaskRef) -> int:
 
 
 def difficulty_order(
-    tasks: Sequence[TaskRef], records: dict[tuple[str, str], dict[str, Any]], rule: str = "benchmark"
+    tasks: Sequence[TaskRef], records: dict[tuple[str, str], dict[str, Any]], rule: str = "benchmark",
+    seq_reading: Reading | None = None,
 ) -> list[OrderedTask]:
     """Order ``tasks`` (given in benchmark order) by ``rule``; ``records``
-    maps (method, instance_id) to the record of replicate 0."""
+    maps (method, instance_id) to the record of replicate 0; ``seq_reading``:
+    which plan of each seq-sat-lama-2011 run counts (see
+    :mod:`.readings`; default: the best within the budget)."""
+    if seq_reading is not None:
+        records = {k: (apply_reading(r, seq_reading) if k[0] == SEQ else r) for k, r in records.items()}
     by_id = {t.instance_id: t for t in tasks}
     lama_of = {t.instance_id: records.get((LAMA, t.instance_id)) for t in tasks}
     objects: dict[str, int] = {}
@@ -221,28 +247,47 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def format_report(order: list[OrderedTask], rule: str, *, time_limit: float | None = None,
-                  benchmark_tasks: int | None = None) -> str:
-    """Tables I and II as text, with the ordering rule, the failed tasks and
-    the paper's numbers for comparison. ``benchmark_tasks``: how many tasks
-    the benchmark has, when ``order`` holds only those with records."""
+                  benchmark_tasks: int | None = None, seq_reading: Reading | None = None) -> str:
+    """Tables I and II as text, with the ordering rule and the failed tasks;
+    when the tasks are the paper's 102 in benchmark order, the paper's values
+    beside ours. ``benchmark_tasks``: how many tasks the benchmark has, when
+    ``order`` holds only those with records; ``seq_reading``: the reading the
+    seq-sat-lama-2011 records were scored with (printed)."""
     lines = [f"Ordering rule ({rule}): {ORDER_RULES[rule]}.", ""]
     if benchmark_tasks is not None:
         lines += [f"Tasks: {len(order)} of the benchmark's {benchmark_tasks} tasks have records; the tables cover "
                   "those.", ""]
+    paper = rule == "benchmark" and is_paper_benchmark([t.task.instance_id for t in order])
+    if seq_reading is not None and seq_reading.kind != "best":
+        lines += [f"seq-sat-lama-2011 read as '{seq_reading.name}': {seq_reading.description}.", ""]
     budget = f", {time_limit:g} s budget" if time_limit else ""
     only = [name for name, which in (("lama-first", LAMA), ("seq-sat-lama-2011", SEQ))
             if not any((t.lama if which == LAMA else t.seq) is not None for t in order)]
     counted = f"tasks solved by {'the configuration with records' if only else 'both'}"
-    lines.append(f"Table I. Mean plan length per block of {BLOCK_SIZE} tasks ({counted}{budget})")
+    lines.append(f"Table I. Mean plan length per block of {BLOCK_SIZE} tasks ({counted}{budget})"
+                 + ("; the paper's values in brackets" if paper else ""))
     if only:
         lines.append(f"  (no records of {', '.join(only)} yet)")
-    lines.append(f"{'Block':<9} {'n':>3} {'FD lama':>9} {'FD seq':>9} {'Diff':>8}")
-    for row in block_rows(order):
-        lines.append(
-            f"{row['block']:<9} {row['both_solved']:>3} {_num(row['lama_mean']):>9} {_num(row['seq_mean']):>9} "
-            f"{_num(row['difference']):>8}"
-        )
-    lines += ["", "Table II. Outcomes (Fast Downward rows)"]
+    header = f"{'Block':<9} {'n':>3} {'FD lama':>9} {'FD seq':>9} {'Diff':>8}"
+    if paper:
+        header = (f"{'Block':<9} {'n':>3} {'[paper]':>7} {'FD lama':>9} {'[paper]':>8} {'FD seq':>9} "
+                  f"{'[paper]':>8} {'Diff':>8} {'[paper]':>8}")
+    lines.append(header)
+    for i, row in enumerate(block_rows(order)):
+        if paper:
+            _, n, pl, ps = PAPER["table1"][i]
+            pdiff = None if pl is None or ps is None else pl - ps
+            lines.append(
+                f"{row['block']:<9} {row['both_solved']:>3} {'[' + str(n) + ']':>7} {_num(row['lama_mean']):>9} "
+                f"{'[' + _num(pl) + ']':>8} {_num(row['seq_mean']):>9} {'[' + _num(ps) + ']':>8} "
+                f"{_num(row['difference']):>8} {'[' + _num(pdiff) + ']':>8}"
+            )
+        else:
+            lines.append(
+                f"{row['block']:<9} {row['both_solved']:>3} {_num(row['lama_mean']):>9} {_num(row['seq_mean']):>9} "
+                f"{_num(row['difference']):>8}"
+            )
+    lines += ["", "Table II. Outcomes (Fast Downward rows)" + ("; the paper's values in brackets" if paper else "")]
     lines.append(f"{'Approach':<22} {'Solved':>13} {'Timeout':>8} {'Early exit':>11} {'Error':>6} {'Missing':>8}")
     rows = outcome_rows(order)
     for row in rows:
@@ -253,17 +298,19 @@ def format_report(order: list[OrderedTask], rule: str, *, time_limit: float | No
             f"{name:<22} {row['solved']:>4} ({pct:5.1f}%) {row['timeout']:>8} {row['early_exit']:>11} "
             f"{row['error']:>6} {row['missing']:>8}"
         )
+        if paper:
+            ps, pt, pe = PAPER["table2"][row["method"]]
+            lines.append(f"{'  [paper]':<22} {ps:>4} ({100 * ps / PAPER['tasks']:5.1f}%) {pt:>8} {pe:>11}")
     lines += ["", "Unsolved tasks (position in this order: instance, lama-first / seq-sat-lama-2011 outcome):"]
     failed = [t for t in order if any(r is not None and not OrderedTask.solved(r) for r in (t.lama, t.seq))]
     for t in failed:
-        lo = t.lama["planner"]["outcome"] if t.lama else "missing"
-        so = t.seq["planner"]["outcome"] if t.seq else "missing"
-        lines.append(f"  #{t.position}: {t.task.instance_id}  {lo} / {so}")
+        lines.append(f"  #{t.position}: {t.task.instance_id}  {_outcome(t.lama)} / {_outcome(t.seq)}")
     if not failed:
         lines.append("  none")
-    paper_counts = ", ".join(str(row[1]) for row in PAPER["table1"])
-    lines += ["", "Paper (i9-14900K, 180 s, benchmark order): both configurations 87/102 (85.3%), 15 timeouts, 0 early",
-              f"  exits; failures 'from instance 72 onwards'; Table I solved by both per block: {paper_counts}."]
+    lines.append("")
+    if paper:
+        lines += ["Paper (i9-14900K, 180 s, benchmark order): both configurations 87/102 (85.3%), 15 timeouts, "
+                  "0 early exits; failures 'from instance 72 onwards'."]
     for row in rows:
         if row["missing"] == row["tasks"]:
             continue
@@ -274,6 +321,12 @@ def format_report(order: list[OrderedTask], rule: str, *, time_limit: float | No
         lines.append(f"This run, {row['method']}: {row['solved']}/{row['tasks'] - row['missing']} solved; first "
                      f"unsolved at position {where}")
     return "\n".join(lines) + "\n"
+
+
+def _outcome(record: dict[str, Any] | None) -> str:
+    if record is None:
+        return "missing"
+    return str((record.get("planner") or {}).get("outcome") if "reading" not in record else record.get("outcome"))
 
 
 def difficulty_json(order: list[OrderedTask], rule: str) -> str:

@@ -4,7 +4,8 @@ One pass over the immutable model collects every diagnostic it can (like a
 compiler), each a typed error with a stable code, a span and the source it
 points into: undefined predicates, types, objects, constants and variables,
 arity and type mismatches, duplicates, missing or repeated sections, a problem
-naming another domain, and every PDDL feature the engine does not support
+naming another domain, :derived rules whose negation runs through a cycle
+(:func:`negative_cycle`), and every PDDL feature the engine does not support
 (:class:`UnsupportedRequirementError`, naming the feature and where it is
 first used). Features are detected from use, not from ``:requirements``.
 """
@@ -71,8 +72,8 @@ from .model import (
 )
 from .syntax import KNOWN_DOMAIN_SECTIONS, KNOWN_PROBLEM_SECTIONS
 
-__all__ = ["NUMBER_TYPES", "TOTAL_COST", "TOTAL_TIME", "CheckReport", "PDDLWarning", "check", "ensure_valid",
-           "is_action_cost", "term_span"]
+__all__ = ["NUMBER_TYPES", "TOTAL_COST", "TOTAL_TIME", "CheckReport", "PDDLWarning", "axiom_levels", "check",
+           "ensure_valid", "is_action_cost", "negative_cycle", "term_span"]
 
 TOTAL_COST = "total-cost"
 TOTAL_TIME = "total-time"
@@ -216,6 +217,8 @@ class _Checker:
             self.functions[func.name] = tuple(p.types for p in func.parameters)
         for axiom in d.axioms:
             self._axiom(axiom)
+        if d.axioms:
+            self._stratification(d)
         seen: set[str] = set()
         for action in d.actions:
             if action.name in seen:
@@ -340,6 +343,16 @@ class _Checker:
         scope = {p.name: p.types for p in axiom.parameters}
         self._condition(axiom.body, scope, "body of a derived predicate", lifted=True)
 
+    def _stratification(self, d: Domain) -> None:
+        name = negative_cycle(d)
+        if name is None:
+            return
+        cyclic = next(a for a in d.axioms if a.predicate == name)
+        self.error(PDDLSemanticError, ErrorCode.UNSTRATIFIABLE_AXIOMS,
+                   f"the derived predicates are not stratifiable: '{cyclic.display or cyclic.predicate}' depends "
+                   "negatively on itself through a cycle of derived predicates", cyclic.span,
+                   hint="negation in :derived bodies must not run through a cycle of derived predicates")
+
     def _condition(self, cond: Condition, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:
         match cond:
             case Atom():
@@ -427,8 +440,18 @@ class _Checker:
                 if v < 0:
                     self.error(PDDLSemanticError, ErrorCode.INVALID_COST,
                                f"an action cost must not be negative (got {v})", value.span)
-            case FunctionTerm():
+            case FunctionTerm() if value.name != TOTAL_COST:
                 self._function_term(value, scope, lifted=True)
+            case _:
+                self._refuse_non_static_cost(eff)
+
+    def _refuse_non_static_cost(self, eff: NumericEffect) -> None:
+        """An action cost that cannot be computed from numbers and static
+        :init values alone, such as a read of ``(total-cost)`` itself
+        (``(increase (total-cost) (total-cost))``), makes the task a numeric
+        one: ``total-cost`` is then a fluent like any other, read in the state
+        before the step (issue 20; before numeric fluents this was refused)."""
+        self.feature("numeric-fluents", eff.span)
 
     def _num_expr(self, expr: NumExpr, scope: dict[str, tuple[str, ...]], *, lifted: bool) -> None:
         """Check every function term of a numeric expression."""
@@ -685,6 +708,73 @@ class _Checker:
 
 def _types(types: tuple[str, ...]) -> str:
     return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
+
+
+def _derived_uses(domain: Domain) -> list[tuple[str, str, bool]]:
+    """``(head, predicate, positive)`` for each use of a derived predicate in
+    a :derived body; negative under ``not`` or in the antecedent of ``imply``."""
+    derived = {a.predicate for a in domain.axioms}
+    uses: list[tuple[str, str, bool]] = []
+
+    def walk(head: str, cond: Condition, positive: bool) -> None:
+        match cond:
+            case Atom(predicate=p):
+                if p in derived:
+                    uses.append((head, p, positive))
+            case Not(operand=x):
+                walk(head, x, not positive)
+            case And(parts=ps) | Or(parts=ps):
+                for part in ps:
+                    walk(head, part, positive)
+            case Imply(antecedent=a, consequent=c):
+                walk(head, a, not positive)
+                walk(head, c, positive)
+            case Exists(body=b) | Forall(body=b) | Preference(body=b):
+                walk(head, b, positive)
+
+    for axiom in domain.axioms:
+        walk(axiom.predicate, axiom.body, True)
+    return uses
+
+
+def negative_cycle(domain: Domain) -> str | None:
+    """A derived predicate that depends negatively on itself (through a
+    cycle of derived predicates with a negative use on it), or ``None``
+    when the axioms are stratifiable."""
+    uses = _derived_uses(domain)
+    depends: dict[str, set[str]] = {}
+    for head, q, _ in uses:
+        depends.setdefault(head, set()).add(q)
+    for head, q, positive in uses:
+        if positive:
+            continue
+        seen, todo = {q}, [q]
+        while todo:  # does q depend on head?
+            for r in depends.get(todo.pop(), ()):
+                if r not in seen:
+                    seen.add(r)
+                    todo.append(r)
+        if head in seen:
+            return head
+    return None
+
+
+def axiom_levels(domain: Domain) -> dict[str, int]:
+    """The stratum of each derived predicate of a stratifiable domain (see
+    :func:`negative_cycle`): at least that of every derived predicate its
+    rules use positively, above that of every one they use negatively."""
+    uses = _derived_uses(domain)
+    level = {a.predicate: 0 for a in domain.axioms}
+    for _ in range(len(level) + 1):
+        changed = False
+        for head, q, positive in uses:
+            need = level[q] + (0 if positive else 1)
+            if level[head] < need:
+                level[head] = need
+                changed = True
+        if not changed:
+            break
+    return level
 
 
 def check(domain: Domain, problem: Problem | None = None) -> CheckReport:

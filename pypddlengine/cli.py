@@ -106,6 +106,13 @@ def report_error(err: Exception) -> None:
     click.echo(str(err), err=True)
 
 
+def report_warnings(report: Any) -> None:
+    """Print a checked task's warnings (e.g. a declared requirement it never
+    uses) on stderr: every command that loads a task says them the same way."""
+    for warning in report.warnings:
+        click.echo(warning.render(), err=True)
+
+
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
@@ -154,8 +161,7 @@ def _validate_all(
         report_error(err)
         sys.exit(BAD_INPUT)
     if not quiet:
-        for warning in task.report.warnings:  # e.g. a declared requirement the task never uses
-            click.echo(warning.render(), err=True)
+        report_warnings(task.report)
     status = OK
     results: list[dict[str, Any]] = []
     for name in plans:
@@ -245,8 +251,7 @@ def check(domain: str, problem: str | None, as_json: bool, warnings: bool) -> No
         for err in report.errors:
             click.echo(err.render(), err=True)
         if warnings:
-            for w in report.warnings:
-                click.echo(w.render(), err=True)
+            report_warnings(report)
         what = f"{domain}" + (f" and {problem}" if problem else "")
         if report.ok:
             click.echo(f"{what}: ok ({counted(len(report.warnings), 'warning')})")
@@ -279,6 +284,7 @@ def ground(domain: str, problem: str, as_json: bool, max_actions: int) -> None:
     start = time.perf_counter()
     try:
         lifted = load_task(domain, problem)
+        report_warnings(lifted.report)
         parsed = time.perf_counter()
         task = run_ground(lifted, GroundingOptions(max_actions=max_actions))
     except PDDLError as err:
@@ -357,6 +363,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)
+    report_warnings(session.lifted.report)
     lines = None if sys.stdin.isatty() else _bounded_lines(sys.stdin.buffer)
     try:
         sys.exit(run_repl(session, click.echo, input_fn=None, lines=lines))

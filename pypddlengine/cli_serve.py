@@ -42,7 +42,8 @@ checks that the two agree)."""
 
 @click.command("serve")
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP interface to bind (loopback by default).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="HTTP interface to bind (loopback by default; any other needs --auth-token).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="HTTP port.")
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="plain", show_default=True,
               help="Default feedback level of new sessions (paper: only the paper's signals; plain adds the "
@@ -108,7 +109,7 @@ def serve(
     options, 3 the address cannot be bound (port in use).
     """
     from .mcp_server import LogLevel, ServeError, run_server
-    from .mcp_server.access import split_tokens
+    from .mcp_server.access import is_loopback, require_tokens, split_tokens
 
     options: dict[str, Any] = {
         "feedback": feedback,
@@ -129,10 +130,13 @@ def serve(
         raise click.UsageError("--auth-token (PYPDDL_AUTH_TOKEN) applies to --http only; stdio has one client")
     if use_http:
         options["auth_tokens"] = tokens
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            click.echo(f"warning: binding {host}, not loopback: anyone who can reach this port can "
-                       + ("call the server with a token" if tokens else "open sessions (no --auth-token given)")
-                       + "; Host and Origin headers are still checked", err=True)
+        try:
+            require_tokens(host, tokens)
+        except ValueError as err:
+            raise click.UsageError(str(err)) from None
+        if not is_loopback(host):
+            click.echo(f"warning: binding {host}, not loopback: anyone who can reach this port can call the server "
+                       "with a token; Host and Origin headers are still checked", err=True)
 
     def ready(url: str) -> None:
         click.echo(f"pypddl MCP server on {url} ({'bearer token required, ' if tokens else ''}SIGTERM or "

@@ -38,13 +38,14 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from .errors import ErrorCode, GroundingLimitError
+from .errors import ErrorCode, GroundingLimitError, SourceFile, Span
 from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, Template
-from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, Or
+from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, Or, Parameter
 from .normalise import free_variables
 from .step import (
     FALSE,
@@ -63,7 +64,9 @@ from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
 
 __all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
-           "ground_brute_force"]
+           "ground_brute_force", "quantified_size", "stop_check"]
+
+T = TypeVar("T")
 
 _CHECK_EVERY = 4096
 """Candidate actions (and full predicate scans, and queued atoms) between two
@@ -78,9 +81,12 @@ class GroundingOptions:
     action schema enumerates for the parameters no positive precondition
     binds (parameters bound only by a negative precondition, an equality or
     nothing): each time the schema fires, the grounder tries every one of
-    them. ``max_seconds`` is a cooperative time limit (``GROUNDING_TIMEOUT``),
-    checked every few thousand candidate actions; ``None``: no limit. Setting
-    ``cancel`` (from another thread) stops the grounding the same way."""
+    them; and the bindings the quantifiers of one instance range over
+    (:func:`check_estimate`), and the conditional effects of the task.
+    ``max_seconds`` is a cooperative time limit (``GROUNDING_TIMEOUT``),
+    checked every few thousand candidate actions, quantifier bindings and
+    conditional effects; ``None``: no limit. Setting ``cancel`` (from another
+    thread) stops the grounding the same way."""
 
     max_actions: int = 3_000_000
     max_atoms: int = 5_000_000
@@ -146,16 +152,40 @@ def _bind(lines: list[str], indent: str, source: str, args: tuple[int, ...], bou
             bound.add(a)
 
 
+_MAX_LOOPS = 16
+"""Nested loops per generated function: CPython refuses more than 20
+statically nested blocks ("too many statically nested blocks"), so a deeper
+join (an action with 20 or more preconditions and unbound parameters, e.g.
+caldera or organic-synthesis of IPC 2018) continues in a function of its own,
+called with the objects bound so far. Schemas below the limit get one
+function, as before."""
+
+
 def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str:
     """Source of ``trig(key)``: all instances of ``schema`` whose precondition
-    ``trigger`` is the new atom ``key``, joined with the processed atoms."""
+    ``trigger`` is the new atom ``key``, joined with the processed atoms
+    (in a chain of functions ``trig``, ``j1``, ``j2``, ... when the join has
+    more than :data:`_MAX_LOOPS` levels)."""
     steps, free = _join_steps(schema, trigger, static)
     lines = ["def trig(key):"]
     indent = "    "
     bound: set[int] = set()
+    loops = 0
+
+    def nest() -> None:  # one more loop level: continue in a new function when this one is full
+        nonlocal indent, loops
+        if loops == _MAX_LOOPS:
+            names = ", ".join(["key", *(f"v{a}" for a in sorted(bound))])
+            part = sum(1 for line in lines if line.startswith("def "))
+            lines.append(f"{indent}j{part}({names})")
+            lines.append(f"def j{part}({names}):")
+            indent, loops = "    ", 0
+        loops += 1
+
     _bind(lines, indent, "key", schema.pre[trigger][1], bound, schema, None, "return")
     for k, step in enumerate(steps):
         cand = f"c{k}"
+        nest()
         if step.lookup is None:
             src = f"by_pred[{step.pred}]"
             skip = None
@@ -172,8 +202,10 @@ def _trigger_source(schema: Schema, trigger: int, static: frozenset[int]) -> str
             lines.append(f"{indent}if {cand} is key: continue")
         _bind(lines, indent, cand, step.args, bound, schema, skip, "continue")
     for f in free:
+        nest()
         lines.append(f"{indent}for v{f} in D{f}:")
         indent += "    "
+        bound.add(f)
     args = ", ".join(f"v{i}" for i in range(schema.arity))
     lines.append(f"{indent}left[0] -= 1")  # every candidate counts towards the time checks
     lines.append(f"{indent}if left[0] < 0: tick()")
@@ -258,7 +290,8 @@ class _General:
         return lambda a: self._possible(cond, schema.binding(a))
 
     def _possible(self, cond: Condition, b: dict[str, int]) -> bool:
-        return self._memoised(False, cond, b, lambda: possible(self.lifted, self.g.static, cond, b))  # type: ignore[return-value]
+        return self._memoised(False, cond, b, lambda: possible(self.lifted, self.g.static, cond, b,  # type: ignore[return-value]
+                                                               self.g.step))
 
     def _encode(self, cond: Condition, b: dict[str, int]) -> Formula:
         return self._memoised(True, cond, b, lambda: self.encode(cond, b))  # type: ignore[return-value]
@@ -268,9 +301,11 @@ class _General:
         schema = act.schema
         base = schema.binding(act.args)
         pending: list[tuple[int, tuple[int, ...]]] = []
+        step = g.step
         for rule in schema.rules:
             names = [v.name for v in rule.variables]
             for combo in itertools.product(*(lifted._domain_of(v.types) for v in rule.variables)):
+                step()
                 b = {**base, **dict(zip(names, combo, strict=True))}
                 if rule.condition is not None and not self._possible(rule.condition, b):
                     continue
@@ -284,6 +319,14 @@ class _General:
                         g.queue.append(key)
                 pending.append((rule.index, combo))
         self.pending[act.id] = pending
+        g.effects += len(pending)
+        if g.effects > g.options.max_actions:
+            raise GroundingLimitError(
+                f"grounding produced more than {g.options.max_actions:,} conditional effects",
+                code=ErrorCode.GROUNDING_LIMIT,
+                hint="the task's forall/when effects are too large to ground; raise the limit if this is intended",
+                details={"limit": g.options.max_actions, "kind": "effects"},
+            )
 
     def atom(self, key: AtomKey) -> int | bool:
         """How the finished grounding sees an atom (:data:`pypddlengine.step.AtomRef`):
@@ -296,17 +339,20 @@ class _General:
 
     def encode(self, cond: Condition, b: dict[str, int]) -> Formula:
         """The ground formula of ``cond`` under ``b`` (after the fixpoint)."""
-        return encode(self.lifted, cond, b, self.atom)
+        return encode(self.lifted, cond, b, self.atom, self.g.step)
 
     def finalise(self) -> GeneralParts:
         g, lifted = self.g, self.lifted
+        step = g.step
         for act in g.actions:
+            step()
             cond, effects = general_parts(lifted, act.schema, act.args, self._encode, g.ids.__getitem__,
-                                          self.pending.get(act.id, ()))
+                                          self.pending.get(act.id, ()), step)
             attach(act, lifted, cond, effects)
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
+            step()
             schema = ax.schema
             cond = TRUE if schema.residual is None else self._encode(schema.residual, schema.binding(ax.args))
             if cond != FALSE:
@@ -321,9 +367,11 @@ class _General:
         )
 
 
-def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dict[str, int]) -> bool:
+def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dict[str, int],
+             step: Callable[[], None] | None = None) -> bool:
     """The relaxed reading of an NNF condition: static literals exact, every
-    fluent literal (positive or negative) possible."""
+    fluent literal (positive or negative) possible. ``step`` is called for
+    each binding a quantifier tries (the grounder's time and cancel checks)."""
     match cond:
         case Atom():
             key = lifted._key(cond, b)
@@ -334,16 +382,26 @@ def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dic
         case Equals() | Not(operand=Equals()):
             return lifted.holds(cond, b, lifted.init)
         case And(parts=parts):
-            return all(possible(lifted, static, p, b) for p in parts)
+            return all(possible(lifted, static, p, b, step) for p in parts)
         case Or(parts=parts):
-            return any(possible(lifted, static, p, b) for p in parts)
+            return any(possible(lifted, static, p, b, step) for p in parts)
         case Exists(variables=vs, body=body):
-            return any(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+            return any(possible(lifted, static, body, e, step) for e in _stepped(lifted._extend(b, vs), step))
         case Forall(variables=vs, body=body):
-            return all(possible(lifted, static, body, e) for e in lifted._extend(b, vs))
+            return all(possible(lifted, static, body, e, step) for e in _stepped(lifted._extend(b, vs), step))
         case Compare() | Not(operand=Compare()):  # decided when it reads static terms only, else possible
             return numeric_condition(lifted, cond, b) != FALSE
     raise TypeError(f"not a normalised condition: {cond!r}")
+
+
+def _stepped(items: Iterator[T], step: Callable[[], None] | None) -> Iterator[T]:
+    """``items``, calling ``step`` before each one (when given)."""
+    if step is None:
+        yield from items
+        return
+    for item in items:
+        step()
+        yield item
 
 
 # ----------------------------------------------------------------------------- the fixpoint
@@ -353,10 +411,10 @@ class _Grounder:
     def __init__(self, lifted: LiftedTask, options: GroundingOptions) -> None:
         self.lifted = lifted
         self.options = options
-        self.cancel = options.cancel
         self.started = time.monotonic()
-        self.deadline = None if options.max_seconds is None else self.started + options.max_seconds
         self.left = [_CHECK_EVERY]
+        self.effects = 0
+        """Conditional effects expanded so far (bounded by ``max_actions``)."""
         self.atoms: list[AtomKey] = []
         self.ids: dict[AtomKey, int] = {}
         self.reached: list[bool] = []
@@ -438,21 +496,20 @@ class _Grounder:
         exec(_trigger_source(schema, index, self.static), ns)
         return ns["trig"]  # type: ignore[return-value]
 
+    def step(self) -> None:
+        """One unit of work outside the generated joins (a quantifier binding, a conditional effect, an
+        instance without preconditions): counts towards :meth:`tick`."""
+        left = self.left
+        left[0] -= 1
+        if left[0] < 0:
+            self.tick()
+
     def tick(self) -> None:
         """Every :data:`_CHECK_EVERY` candidates: stop when cancelled or past the deadline."""
         self.left[0] = _CHECK_EVERY
-        cancelled = self.cancel is not None and self.cancel.is_set()
-        if cancelled or (self.deadline is not None and time.monotonic() > self.deadline):
-            seconds = time.monotonic() - self.started
-            reason = "was cancelled" if cancelled else f"took more than its limit of {self.options.max_seconds:g} s"
-            raise GroundingLimitError(
-                f"grounding {reason} ({seconds:.1f} s, {len(self.actions):,} actions and {len(self.atoms):,} atoms "
-                "so far)",
-                code=ErrorCode.GROUNDING_TIMEOUT,
-                hint="the task is too large to ground in time; use a smaller task or raise the time limit",
-                details={"limit_s": self.options.max_seconds, "kind": "cancelled" if cancelled else "time",
-                         "actions": len(self.actions), "atoms": len(self.atoms)},
-            )
+        _stop_if_due(self.options, self.started, "grounding",
+                     f"{len(self.actions):,} actions and {len(self.atoms):,} atoms so far",
+                     actions=len(self.actions), atoms=len(self.atoms))
 
     def too_many(self) -> None:
         raise GroundingLimitError(
@@ -488,6 +545,7 @@ class _Grounder:
             if not schema.pre:
                 make = self.makers[schema.id]
                 for args in itertools.product(*schema.domains):
+                    self.step()
                     make(args)
         head = 0
         by_pred, by_pos, triggers, left = self.by_pred, self.by_pos, self.triggers, self.left
@@ -570,32 +628,136 @@ def _fanout(t: Template, schema: Schema, bound: set[int], size: dict[int, int],
     return min(size[pred] / max(known, default=1), math.prod(len(schema.domains[a]) for a in free))
 
 
+def _stop_if_due(options: GroundingOptions, started: float, what: str, progress: str, **details: object) -> None:
+    """Raise ``GROUNDING_TIMEOUT`` when ``options.cancel`` is set or
+    ``options.max_seconds`` have passed since ``started``."""
+    cancelled = options.cancel is not None and options.cancel.is_set()
+    seconds = time.monotonic() - started
+    if cancelled or (options.max_seconds is not None and seconds > options.max_seconds):
+        reason = "was cancelled" if cancelled else f"took more than its limit of {options.max_seconds:g} s"
+        raise GroundingLimitError(
+            f"{what} {reason} ({seconds:.1f} s, {progress})",
+            code=ErrorCode.GROUNDING_TIMEOUT,
+            hint="the task is too large to ground in time; use a smaller task or raise the time limit",
+            details={"limit_s": options.max_seconds, "kind": "cancelled" if cancelled else "time", **details},
+        )
+
+
+def stop_check(options: GroundingOptions, started: float, what: str) -> Callable[[], None]:
+    """A ``check`` for work that follows grounding (such as
+    :meth:`Task.relaxed_operators` at session start): it raises
+    ``GROUNDING_TIMEOUT`` once ``options.cancel`` is set or
+    ``options.max_seconds`` have passed since ``started`` (``time.monotonic``)."""
+    return lambda: _stop_if_due(options, started, what, "stopped before it was done")
+
+
 def check_estimate(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> None:
-    """Refuse, before grounding, a schema whose parameters that no positive
-    precondition binds span more than ``options.max_actions`` combinations
-    (``GROUNDING_LIMIT`` at the first such parameter): the grounder would try
-    all of them, each time the schema fires, whatever the negative
-    preconditions and equalities then reject."""
-    for schema in lifted.schemas:
+    """Refuse, before grounding, what would enumerate more than
+    ``options.max_actions`` combinations (``GROUNDING_LIMIT``, kind
+    ``estimate``): a schema (action or axiom rule) whose parameters that no
+    positive precondition binds span more (the grounder would try all of
+    them, each time the schema fires, whatever the negative preconditions and
+    equalities then reject), or quantifiers that, for one instance of an
+    action or axiom rule or for the goal, range over more bindings (a
+    ``forall``/``exists`` in a condition, a ``forall`` effect and its
+    ``when``: see :func:`quantified_size`)."""
+    limit = options.max_actions
+    for schema in (*lifted.schemas, *lifted.axiom_schemas):
+        what = f"action '{schema.display}'" if schema.axiom is None else f"derived predicate '{schema.display}'"
         bound = {a for _, args in schema.pre for a in args if a >= 0}
         free = [i for i in range(schema.arity) if i not in bound]
         tries = math.prod(len(schema.domains[i]) for i in free)
-        if tries <= options.max_actions:
-            continue
-        names = " ".join(schema.params[i] for i in free)
-        sizes = " x ".join(str(len(schema.domains[i])) for i in free)
-        decl = schema.decl.parameters[free[0]] if len(schema.decl.parameters) > free[0] else None
-        raise GroundingLimitError(
-            f"action '{schema.display}': no positive precondition binds {names}, so grounding would try "
-            f"{sizes} = {tries:.3g} combinations of them, more than the limit of {options.max_actions:,} actions",
-            code=ErrorCode.GROUNDING_LIMIT,
-            span=decl.span if decl is not None else schema.decl.span,
-            source=getattr(lifted.domain, "source", None),
-            hint="bind these parameters with positive preconditions (e.g. a type or a static predicate), or use "
-                 "fewer objects",
-            details={"limit": options.max_actions, "kind": "estimate", "combinations": tries,
-                     "action": schema.display, "parameters": list(schema.params[i] for i in free)},
-        )
+        if tries > limit:
+            names = " ".join(_shown(schema.params[i]) for i in free)
+            sizes = " x ".join(str(len(schema.domains[i])) for i in free)
+            params = schema.decl.parameters
+            decl = params[free[0]] if len(params) > free[0] else None
+            _refuse_estimate(
+                options,
+                f"{what}: no positive precondition binds {names}, so grounding would try "
+                f"{sizes} = {tries:.3g} combinations of them, more than the limit of {limit:,} actions",
+                decl.span if decl is not None and decl.span is not None else schema.decl.span, lifted.domain.source,
+                tries, "bind these parameters with positive preconditions (e.g. a type or a static predicate), or "
+                "use fewer objects",
+                action=schema.display, parameters=[_shown(schema.params[i]) for i in free])
+        body = "precondition" if schema.axiom is None else "body"
+        parts: list[tuple[str, Condition | None, tuple[Parameter, ...]]] = [(body, schema.residual, ())]
+        parts += [("effect", rule.condition, rule.variables) for rule in schema.rules]
+        for part, cond, variables in parts:
+            _check_quantifiers(lifted, options, f"{what}: the quantifiers of its {part}", cond, variables,
+                               schema.decl.span, lifted.domain.source, " for each instance")
+    _check_quantifiers(lifted, options, "the goal's quantifiers", lifted.goal_residual, (), None, lifted.problem.source,
+                       "")
+
+
+def quantified_size(lifted: LiftedTask, cond: Condition | None, variables: tuple[Parameter, ...] = ()) -> int:
+    """The bindings that evaluating the NNF condition ``cond`` (under every
+    binding of the effect variables ``variables``) enumerates for one
+    instance: a literal counts 1, a conjunction or disjunction the sum of its
+    parts, a quantifier the product of its variables' domains times its
+    body, so nested quantifiers multiply."""
+
+    def size(c: Condition) -> int:
+        match c:
+            case And(parts=ps) | Or(parts=ps):
+                return sum(size(p) for p in ps)
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                return math.prod(len(lifted._domain_of(v.types)) for v in vs) * size(body)
+        return 1
+
+    outer = math.prod(len(lifted._domain_of(v.types)) for v in variables)
+    return outer * (1 + (size(cond) if cond is not None else 0)) if variables else (size(cond) if cond else 0)
+
+
+def _check_quantifiers(lifted: LiftedTask, options: GroundingOptions, what: str, cond: Condition | None,
+                       variables: tuple[Parameter, ...], fallback: Span | None, source: SourceFile | None,
+                       per: str) -> None:
+    total = quantified_size(lifted, cond, variables)
+    if total <= options.max_actions:
+        return
+    names: list[Parameter] = list(variables)
+    span: Span | None = None
+
+    def collect(c: Condition) -> None:
+        nonlocal span
+        match c:
+            case And(parts=ps) | Or(parts=ps):
+                for p in ps:
+                    collect(p)
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                span = span or c.span
+                names.extend(vs)
+                collect(body)
+
+    if cond is not None:
+        collect(cond)
+    if variables:
+        span = variables[0].span
+    unique = list(dict.fromkeys(names))
+    sizes = " x ".join(str(len(lifted._domain_of(v.types))) for v in unique)
+    _refuse_estimate(
+        options,
+        f"{what} ({' '.join(_shown(v.name) for v in unique)} over {sizes} objects) take {total:.3g} bindings"
+        f"{per}, more than the limit of {options.max_actions:,}",
+        span or fallback, source, total, "quantify over fewer variables or narrower types, or use fewer objects",
+        parameters=[_shown(v.name) for v in unique])
+
+
+def _shown(variable: str) -> str:
+    """A variable as written (an axiom's existential variables are renamed apart as ``?x~1``)."""
+    return variable.split("~", 1)[0]
+
+
+def _refuse_estimate(options: GroundingOptions, message: str, span: Span | None, source: SourceFile | None,
+                     combinations: int, hint: str, **details: object) -> None:
+    raise GroundingLimitError(
+        message,
+        code=ErrorCode.GROUNDING_LIMIT,
+        span=span,
+        source=source if span is not None else None,
+        hint=hint,
+        details={"limit": options.max_actions, "kind": "estimate", "combinations": combinations, **details},
+    )
 
 
 def ground(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OPTIONS) -> Task:

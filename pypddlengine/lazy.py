@@ -22,8 +22,7 @@ from typing import Any
 from .errors import ErrorCode, GroundingLimitError, PDDLError
 from .joins import JoinStats, Relations, join_source, namespace
 from .lifted import AtomKey, LiftedTask, Schema
-from .model import Condition
-from .normalise import derived_dependencies
+from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
     FALSE,
     TRUE,
@@ -328,11 +327,25 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
                     src = join_source(schema, static, stats, name="trig", params="key, out", emit=emit,
                                       trigger=i, used=used)
                     codes[("trig", schema.id, i)] = compiled(src, f"<axiom {schema.name} on {i}>")
-            if schema.residual is not None and derived_dependencies(schema.residual, names):
+            if schema.residual is not None and _predicates(schema.residual) & names:
                 reruns.add(k)
     result = (codes, used, frozenset(reruns))
     lifted.generated["lazy-joins"] = result
     return result
+
+
+def _predicates(cond: Condition) -> set[str]:
+    """The predicates an NNF condition names."""
+    match cond:
+        case Atom(predicate=p):
+            return {p}
+        case Not(operand=x):
+            return _predicates(x)
+        case And(parts=ps) | Or(parts=ps):
+            return set().union(*(_predicates(p) for p in ps))
+        case Exists(body=b) | Forall(body=b):
+            return _predicates(b)
+    return set()
 
 
 class LiftedAxioms(Derive):

@@ -22,12 +22,12 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
-from fractions import Fraction
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
-from .checker import TOTAL_COST, TOTAL_TIME, CheckReport, ensure_valid
+from .checker import TOTAL_COST, TOTAL_TIME, CheckReport, axiom_levels, ensure_valid, negative_cycle
 from .errors import ActionReferenceError, ErrorCode, GroundingLimitError, NumericError, PDDLSemanticError, counted
 from .exact import Value, approx, normal, to_text
 from .model import (
@@ -59,8 +59,6 @@ from .normalise import (
     EffectRule,
     NormalEffect,
     axiom_rules,
-    derived_dependencies,
-    nnf,
     normalise_effect,
     split,
     substitute,
@@ -497,20 +495,7 @@ class LiftedTask:
         """Axiom rules grouped by stratum: a derived predicate used negatively
         in a rule's body is complete in an earlier stratum. Raises
         ``UNSTRATIFIABLE_AXIOMS`` when negation runs through a cycle."""
-        derived = {a.predicate for a in domain.axioms}
-        level = dict.fromkeys(derived, 0)
-        deps = [(a.predicate, q, positive) for a in domain.axioms
-                for q, positive in derived_dependencies(nnf(a.body), derived)]
-        for _ in range(len(derived) + 1):
-            changed = False
-            for head, q, positive in deps:
-                need = level[q] + (0 if positive else 1)
-                if level[head] < need:
-                    level[head] = need
-                    changed = True
-            if not changed:
-                break
-        else:
+        if negative_cycle(domain) is not None:  # the checker reports it; a safety net for a direct LiftedTask()
             raise PDDLSemanticError(
                 "the derived predicates are not stratifiable: a derived predicate depends negatively on itself",
                 code=ErrorCode.UNSTRATIFIABLE_AXIOMS,
@@ -518,6 +503,7 @@ class LiftedTask:
                 source=domain.source,
                 hint="negation in :derived bodies must not run through a cycle of derived predicates",
             )
+        level = axiom_levels(domain)
         strata: dict[int, list[Schema]] = {}
         for schema in self.axiom_schemas:
             strata.setdefault(level[schema.axiom.predicate], []).append(schema)  # type: ignore[union-attr]
@@ -589,25 +575,50 @@ class LiftedTask:
         return schema, tuple(ids)
 
     def action_cost(self, inst: Instance) -> int | float:
-        """The cost of a ground instance (1 when the task has no action costs)."""
+        """The unconditional cost of a ground instance (1 when the task has no
+        action costs); a step also pays :meth:`rule_cost` for each effect
+        rule that fires."""
         if not self.uses_action_costs:
             return 1
         total: int | float = 0
         for term in inst.schema.cost:
             if isinstance(term, tuple):
                 name, targs = term
-                key = (name, tuple(inst.args[a] if a >= 0 else ~a for a in targs))
-                value = self.numeric.get(key)
-                if value is None:
-                    raise PDDLSemanticError(
-                        f"the cost of {self.render_action(inst.schema, inst.args)} needs "
-                        f"({name} {' '.join(self.object_display[o] for o in key[1])}), which has no value in :init",
-                        code=ErrorCode.UNDEFINED_FUNCTION_VALUE,
-                    )
-                total += value
+                total += self._cost_value(inst.schema, inst.args, name,
+                                          tuple(inst.args[a] if a >= 0 else ~a for a in targs))
             else:
                 total += term
         return total
+
+    def rule_cost(self, schema: Schema, rule: EffectRule, binding: dict[str, int]) -> int | float:
+        """What one firing of the conditional or quantified effect ``rule``
+        under ``binding`` adds to the step's cost: its ``(increase
+        (total-cost) ...)`` effects (VAL charges them per firing); 0 when the
+        task has no action costs."""
+        if not self.uses_action_costs:
+            return 0
+        total: int | float = 0
+        for eff in rule.numeric:
+            value = eff.value
+            if eff.target.name != TOTAL_COST:
+                continue
+            if isinstance(value, Number):
+                total += value.value
+            elif isinstance(value, FunctionTerm):
+                args = tuple(binding[p] for p in schema.params)
+                total += self._cost_value(schema, args, value.name,
+                                          tuple(self._object(t, binding) for t in value.terms))
+        return total
+
+    def _cost_value(self, schema: Schema, args: tuple[int, ...], name: str, objects: tuple[int, ...]) -> int | float:
+        value = self.numeric.get((name, objects))
+        if value is None:
+            raise PDDLSemanticError(
+                f"the cost of {self.render_action(schema, args)} needs "
+                f"({name} {' '.join(self.object_display[o] for o in objects)}), which has no value in :init",
+                code=ErrorCode.UNDEFINED_FUNCTION_VALUE,
+            )
+        return value
 
     def unsatisfied(self, inst: Instance, state: frozenset[AtomKey] | set[AtomKey]) -> list[str]:
         """Each precondition literal of ``inst`` that fails in ``state``, as

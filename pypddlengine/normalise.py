@@ -51,7 +51,7 @@ from .model import (
     When,
 )
 
-__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "derived_dependencies",
+__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts",
            "expr_variables", "free_variables", "is_literal", "nnf", "normalise_effect", "split", "substitute",
            "substitute_expr"]
 
@@ -138,8 +138,9 @@ class EffectRule:
     """One conditional or quantified effect: for every binding of
     ``variables`` (over their types) under which ``condition`` holds in the
     state before the step, ``adds`` become true and ``deletes`` false
-    (deletes first, as for the unconditional effects). ``index`` numbers the
-    rules of an action in source order."""
+    (deletes first, as for the unconditional effects), and ``numeric``
+    applies once for that binding. ``index`` numbers the rules of an action
+    in source order."""
 
     index: int
     variables: tuple[Parameter, ...]
@@ -176,15 +177,17 @@ def normalise_effect(eff: Effect | None) -> NormalEffect:
                 walk(inner, variables, (*conds, c), top or e)
             case ForallEffect(variables=vs, effect=inner):
                 walk(inner, (*variables, *vs), conds, top or e)
-            case NumericEffect() if not variables and not conds:
-                numeric.append(e)
-            case Add(atom=atom) | Delete(atom=atom) if not variables and not conds:
-                (adds if isinstance(e, Add) else deletes).append(atom)
-            case Add() | Delete() | NumericEffect():
-                cond = None if not conds else nnf(conds[0] if len(conds) == 1 else And(conds))
+            case NumericEffect() | Add() | Delete():
+                if not variables and not conds:
+                    if isinstance(e, NumericEffect):
+                        numeric.append(e)
+                    else:
+                        (adds if isinstance(e, Add) else deletes).append(e.atom)
+                    return
                 add = (e.atom,) if isinstance(e, Add) else ()
                 delete = (e.atom,) if isinstance(e, Delete) else ()
                 num = (e,) if isinstance(e, NumericEffect) else ()
+                cond = None if not conds else nnf(conds[0] if len(conds) == 1 else And(conds))
                 key = (variables, cond, id(top))
                 last = rules[-1] if rules else None
                 if last is not None and (last.variables, last.condition, id(last.source)) == key:
@@ -301,30 +304,6 @@ def axiom_rules(axiom: DerivedDecl, cap: int = 64) -> list[AxiomRule]:
         rest_parts = [p for p in parts if not is_literal(p)] + kept
         residual = None if not rest_parts else rest_parts[0] if len(rest_parts) == 1 else And(tuple(rest_parts))
         out.append(AxiomRule(axiom, tuple(params), literals, residual))
-    return out
-
-
-def derived_dependencies(cond: Condition | None, derived: frozenset[str] | set[str]) -> list[tuple[str, bool]]:
-    """``(predicate, positive)`` for each occurrence of a derived predicate in
-    the NNF condition ``cond`` (for stratification: a negative occurrence must
-    be computed in an earlier stratum)."""
-    out: list[tuple[str, bool]] = []
-
-    def walk(c: Condition, positive: bool) -> None:
-        match c:
-            case Atom(predicate=p):
-                if p in derived:
-                    out.append((p, positive))
-            case Not(operand=x):
-                walk(x, not positive)
-            case And(parts=ps) | Or(parts=ps):
-                for part in ps:
-                    walk(part, positive)
-            case Exists(body=b) | Forall(body=b):
-                walk(b, positive)
-
-    if cond is not None:
-        walk(cond, True)
     return out
 
 

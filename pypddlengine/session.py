@@ -1,9 +1,10 @@
 """A step-wise simulation session: the seven operations and a few more.
 
-:class:`Session` wraps one grounded task, the current state and the history
-of executed actions. It is pure computation: it parses nothing but action
-text, reads no files (see :func:`pypddlengine.load_task` for that) and prints
-nothing. The seven operations of the paper map onto it as:
+:class:`Session` wraps one task backend (a grounded :class:`Task` or a
+lifted :class:`LazyTask`, see :func:`build_backend`), the current state and
+the history of executed actions. It is pure computation: it parses nothing
+but action text, reads no files (see :func:`pypddlengine.load_task` for that)
+and prints nothing. The seven operations of the paper map onto it as:
 
 =========================  =========================================
 initialise                 ``Session(task)``, :meth:`Session.from_pddl`
@@ -576,6 +577,8 @@ class Session:
                              for v, o in zip(rule.variables, effect.args, strict=True))
             changes = [self.task.render_atom(a) for a in effect.add]
             changes += [f"(not {self.task.render_atom(d)})" for d in effect.delete]
+            if effect.cost:
+                changes.append(f"(increase (total-cost) {effect.cost:g})")
             cond = "always" if rule.condition is None else f"when {lifted.render_condition(rule.condition, binding)}"
             out.append(f"{cond}{' for ' + where if where else ''}: {' '.join(changes) or '(no change)'}")
         return tuple(out)

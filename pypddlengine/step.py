@@ -55,7 +55,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from .errors import ErrorCode, NumericError
+from .errors import ErrorCode, NumericError, PDDLError
 from .exact import Value, normal, to_text
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, NumericEffect, Or
@@ -227,16 +227,24 @@ def junction(conjunction: bool, parts: Iterable[Formula]) -> Formula:
     return (0 if conjunction else 1, tuple(kept))
 
 
+def _counted(items: Iterable[Any], step: Callable[[], None] | None) -> Iterable[Any]:
+    if step is None:
+        return items
+    return (step() or item for item in items)  # type: ignore[func-returns-value]
+
+
 AtomRef = Callable[[AtomKey], "int | bool"]
 """How instantiation sees an atom: its id, or a truth value that holds in
 every state the caller cares about (static atoms; for the grounder also
 atoms it proved unreachable)."""
 
 
-def encode(lifted: LiftedTask, cond: Condition, binding: dict[str, int], atom: AtomRef) -> Formula:
+def encode(lifted: LiftedTask, cond: Condition, binding: dict[str, int], atom: AtomRef,
+           step: Callable[[], None] | None = None) -> Formula:
     """The ground :data:`Formula` of the NNF condition ``cond`` under
     ``binding`` (quantifiers expanded over their typed objects, equalities
-    decided, atoms resolved by ``atom``)."""
+    decided, atoms resolved by ``atom``). ``step`` is called for each binding
+    a quantifier tries (the grounder's time and cancellation checks)."""
     match cond:
         case Atom() | Not(operand=Atom()):
             negative = isinstance(cond, Not)
@@ -249,10 +257,10 @@ def encode(lifted: LiftedTask, cond: Condition, binding: dict[str, int], atom: A
         case Not(operand=Equals(left=a, right=b)):
             return TRUE if lifted._object(a, binding) != lifted._object(b, binding) else FALSE
         case And(parts=parts) | Or(parts=parts):
-            return junction(isinstance(cond, And), (encode(lifted, p, binding, atom) for p in parts))
+            return junction(isinstance(cond, And), (encode(lifted, p, binding, atom, step) for p in parts))
         case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
             return junction(isinstance(cond, Forall),
-                            (encode(lifted, body, e, atom) for e in lifted._extend(binding, vs)))
+                            (encode(lifted, body, e, atom, step) for e in _counted(lifted._extend(binding, vs), step)))
         case Compare() | Not(operand=Compare()):
             return numeric_condition(lifted, cond, binding)
     raise TypeError(f"not a normalised condition: {cond!r}")
@@ -637,8 +645,11 @@ class AdlAction(GroundAction):
 
     def step_cost(self, state: State | set[int], fired: Iterable[ConditionalEffect] | None = None) -> int | float:
         cost = super().step_cost(state)
-        fired = self.fired(state) if fired is None else fired
-        return cost + sum(e.cost for e in fired) if fired else cost
+        for e in self.fired(state) if fired is None else fired:
+            if e.cost.__class__ is UndefinedCost:
+                raise e.cost.error  # type: ignore[union-attr]
+            cost += e.cost  # type: ignore[operator]
+        return cost
 
     def step(self, state: State) -> Transition:
         fired = self.fired(state)
@@ -856,19 +867,23 @@ Encoder = Callable[[Condition, dict[str, int]], Formula]
 def general_parts(lifted: LiftedTask, schema: Schema, args: tuple[int, ...], encoder: Encoder,
                   effect_atom: Callable[[AtomKey], int],
                   bindings: Iterable[tuple[int, tuple[int, ...]]] | None = None,
+                  step: Callable[[], None] | None = None,
                   ) -> tuple[Formula, tuple[ConditionalEffect, ...]]:
     """The compound precondition and the conditional effects of
     ``schema(args)``: ``(cond, effects)``, ``cond`` :data:`TRUE` when there
     is nothing beyond the literals. Effects whose condition is :data:`FALSE`
-    are left out. ``bindings``: ``(rule index, objects of its variables)`` to
-    instantiate (default: every typed binding of every rule)."""
+    are left out; an effect's cost is what one firing adds (its ``total-cost``
+    increases; an :class:`UndefinedCost` when a function value it needs is
+    missing). ``bindings``: ``(rule index, objects of its variables)`` to
+    instantiate (default: every typed binding of every rule); ``step`` is
+    called per binding (time and cancellation checks)."""
     b = schema.binding(args)
     cond = TRUE if schema.residual is None else encoder(schema.residual, b)
     if bindings is None:
         bindings = ((rule.index, combo) for rule in schema.rules
                     for combo in _products(lifted, rule.variables))
     effects: list[ConditionalEffect] = []
-    for index, combo in bindings:
+    for index, combo in _counted(bindings, step):
         rule = schema.rules[index]
         bb = {**b, **dict(zip((v.name for v in rule.variables), combo, strict=True))}
         c = TRUE if rule.condition is None else encoder(rule.condition, bb)
@@ -878,9 +893,16 @@ def general_parts(lifted: LiftedTask, schema: Schema, args: tuple[int, ...], enc
             None if c == TRUE else c,
             tuple(dict.fromkeys(effect_atom(lifted._key(a, bb)) for a in rule.adds)),
             tuple(dict.fromkeys(effect_atom(lifted._key(a, bb)) for a in rule.deletes)),
-            index, combo, 0,
+            index, combo, _rule_cost(lifted, schema, rule, bb) if rule.numeric else 0,
             numeric_updates(lifted, rule.numeric, bb) if lifted.numeric_task else ()))
     return cond, tuple(effects)
+
+
+def _rule_cost(lifted: LiftedTask, schema: Schema, rule: Any, binding: dict[str, int]) -> int | float | UndefinedCost:
+    try:
+        return lifted.rule_cost(schema, rule, binding)
+    except PDDLError as err:  # an error when the effect fires, not before
+        return UndefinedCost(err)
 
 
 def attach(act: GroundAction, lifted: LiftedTask, cond: Formula, effects: tuple[ConditionalEffect, ...]) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
@@ -129,6 +129,21 @@ class RelaxedOperator(NamedTuple):
     cost: float
     action: GroundAction | None
     effect: int
+
+
+_CHECK_ACTIONS = 65_536
+"""Actions between two calls of the ``check`` of :meth:`Task.relaxed_operators`."""
+
+
+def _no_check() -> None:
+    pass
+
+
+def _strips_relaxed(acts: list[GroundAction]) -> tuple[RelaxedOperator, ...]:
+    # C-level iteration: about a quarter faster than a generator of RelaxedOperator(...) calls
+    pres = map(tuple, map(dict.fromkeys, map(attrgetter("pre"), acts)))
+    costs = map(float, map(attrgetter("cost"), acts))
+    return tuple(map(RelaxedOperator._make, zip(pres, map(attrgetter("add"), acts), costs, acts, itertools.repeat(-1))))
 
 
 _DIGITS = re.compile(r"(\d+)")
@@ -324,7 +339,7 @@ class Task(StepSpace):
             self._pre_index = index
         return self._pre_index
 
-    def relaxed_operators(self) -> tuple[RelaxedOperator, ...]:
+    def relaxed_operators(self, check: Callable[[], None] | None = None) -> tuple[RelaxedOperator, ...]:
         """The task's delete relaxation as :class:`RelaxedOperator` s (built on
         first use, then cached), in action order. Operators that add nothing
         are left out: they cannot help in the relaxation.
@@ -333,28 +348,35 @@ class Task(StepSpace):
         disjunctive normal form, one operator per disjunct; a negative
         literal needs an "is false" atom of its own (see
         :meth:`relaxed_facts`), added by the effects that delete the atom;
-        a conditional effect gives operators of its own (the action's cost,
-        its condition added to the preconditions); an axiom gives operators
+        a conditional effect gives operators of its own (the action's cost
+        plus the effect's, its condition added to the preconditions); an axiom gives operators
         of cost 0 adding its head; a goal that is not a conjunction of
         positive literals gives cost-0 operators adding the virtual goal atom
         of :attr:`goal_atoms`. Two weakenings keep it sound but less
         informed: a negated *derived* atom is dropped (h_FF is not defined
         for negation through axioms; the relaxation takes it as true), and a
         condition whose normal form would exceed 32 disjuncts is dropped
-        altogether. So a dead end found is always a real dead end."""
+        altogether. So a dead end found is always a real dead end.
+
+        ``check``, when given, is called every few thousand actions while the
+        operators are built (not once they are cached); it may raise to stop
+        (the MCP server's time limit and cancellation at session start)."""
         if self._relaxed is None:
             if self.general is None:
-                self._relaxed = self._strips_operators()
+                self._relaxed = self._strips_operators(check)
             else:
-                self._relaxed = tuple(self._general_operators())
+                self._relaxed = tuple(self._general_operators(check))
         return self._relaxed
 
-    def _strips_operators(self) -> tuple[RelaxedOperator, ...]:
-        # C-level iteration: about a quarter faster than a generator of RelaxedOperator(...) calls
+    def _strips_operators(self, check: Callable[[], None] | None = None) -> tuple[RelaxedOperator, ...]:
         acts = [a for a in self.actions if a.add]
-        pres = map(tuple, map(dict.fromkeys, map(attrgetter("pre"), acts)))
-        costs = map(float, map(attrgetter("cost"), acts))
-        return tuple(map(RelaxedOperator._make, zip(pres, map(attrgetter("add"), acts), costs, acts, itertools.repeat(-1))))
+        if check is None:
+            return _strips_relaxed(acts)
+        out: list[RelaxedOperator] = []
+        for start in range(0, len(acts), _CHECK_ACTIONS):
+            check()
+            out.extend(_strips_relaxed(acts[start:start + _CHECK_ACTIONS]))
+        return tuple(out)
 
     def relaxed_index(self) -> tuple[dict[int, list[int]], list[int]]:
         """Atom id -> positions in :meth:`relaxed_operators` of the operators
@@ -370,15 +392,18 @@ class Task(StepSpace):
             self._relaxed_index = (index, free)
         return self._relaxed_index
 
-    def _general_operators(self) -> list[RelaxedOperator]:
+    def _general_operators(self, check: Callable[[], None] | None = None) -> list[RelaxedOperator]:
         general = self.general
         assert general is not None
         ops: list[RelaxedOperator] = []
+        check = check or _no_check
         # "atom i is false" as an atom of its own (id after the virtual goal atom), for every fluent
         # atom a condition needs false, achieved by the effects that delete it; a negated derived atom
         # has no achievers in this sense and its literal is dropped (the relaxation is weaker there)
         needed: set[int] = set()
-        for a in self.actions:
+        for n, a in enumerate(self.actions):
+            if n % _CHECK_ACTIONS == 0:
+                check()
             needed.update(a.neg)
             _negative_atoms(a.cond, needed)  # type: ignore[attr-defined]
             for e in a.effects:  # type: ignore[attr-defined]
@@ -402,12 +427,14 @@ class Task(StepSpace):
             for term in _positive_dnf(cond, negated):
                 ops.append(RelaxedOperator(tuple(dict.fromkeys((*fixed, *term))), adds, cost, action, effect))
 
-        for a in self.actions:
+        for n, a in enumerate(self.actions):
+            if n % 1024 == 0:  # an action may have many conditional effects
+                check()
             cond: Formula | None = a.cond  # type: ignore[attr-defined]
             emit(a.pre, a.neg, cond, a.add, a.delete, float(a.cost), a, -1)
             for i, e in enumerate(a.effects):  # type: ignore[attr-defined]
                 both = e.cond if cond is None else (cond if e.cond is None else (0, (cond, e.cond)))
-                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost), a, i)
+                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost + e.cost), a, i)
         for stratum in general.strata:
             for ax in stratum:
                 emit(ax.pre, ax.neg, ax.cond, (ax.head,), (), 0.0, None, -1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -19,9 +20,7 @@ def val_binary() -> Path | None:
     return path if path.is_file() else None
 
 
-def val_verdict(domain: Path, problem: Path, plan_text: str) -> bool:
-    """VAL's verdict on a plan. VAL's exit code is 0 for some invalid plans
-    ("Bad plan description!"), so the verdict is read from its output."""
+def _val_output(domain: Path, problem: Path, plan_text: str) -> str:
     binary = val_binary()
     assert binary is not None
     with tempfile.NamedTemporaryFile("w", suffix=".plan", delete=False) as f:
@@ -33,7 +32,21 @@ def val_verdict(domain: Path, problem: Path, plan_text: str) -> bool:
         )
     finally:
         Path(plan).unlink(missing_ok=True)
-    return "Plan valid" in out.stdout
+    return out.stdout
+
+
+def val_verdict(domain: Path, problem: Path, plan_text: str) -> bool:
+    """VAL's verdict on a plan. VAL's exit code is 0 for some invalid plans
+    ("Bad plan description!"), so the verdict is read from its output."""
+    return "Plan valid" in _val_output(domain, problem, plan_text)
+
+
+def val_value(domain: Path, problem: Path, plan_text: str) -> tuple[bool, float | None]:
+    """VAL's verdict and the metric's value it prints ("Final value: N",
+    ``None`` when it prints none: an invalid plan, or no :metric)."""
+    out = _val_output(domain, problem, plan_text)
+    found = re.search(r"^Final value: (\S+)", out, re.MULTILINE)
+    return "Plan valid" in out, float(found.group(1)) if found else None
 
 
 @functools.cache

@@ -22,7 +22,13 @@ LAYERS = {
     "loading": 9,
     "__init__": 10,
 }
-ENGINE_FORBIDDEN = {"pydantic", "click", "mcp", "subprocess", "anthropic", "openai", "unified_planning"}
+ENGINE_FORBIDDEN = {"pydantic", "click", "mcp", "subprocess", "anthropic", "openai", "unified_planning", "gymnasium",
+                    "numpy", "torch"}
+# the ecosystem adapters (optional extras): nothing in the engine imports them, and they reach the engine
+# only through its public API (the package's top-level names; ``bundled`` and ``sources`` for bundled tasks
+# and the one rule telling PDDL text from a file name)
+ADAPTERS = {"gym", "up"}
+ADAPTER_MAY_IMPORT = {"pypddlengine", "pypddlengine.bundled", "pypddlengine.sources"}
 
 
 def _module_layer(path: Path) -> tuple[str, int] | None:
@@ -74,4 +80,25 @@ def test_engine_has_no_adapter_dependencies_and_never_prints() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
                 problems.append(f"{path.relative_to(PACKAGE)}:{node.lineno} calls print()")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_engine_never_imports_the_ecosystem_adapters() -> None:
+    problems = []
+    for path in engine_modules():
+        for module, line in _imports(path):
+            parts = module.split(".")
+            if parts[0] == "pypddlengine" and len(parts) > 1 and parts[1] in ADAPTERS:
+                problems.append(f"{path.relative_to(PACKAGE)}:{line} imports {module}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_ecosystem_adapters_use_only_the_public_api() -> None:
+    problems = []
+    for name in sorted(ADAPTERS):
+        path = PACKAGE / f"{name}.py"
+        assert path.is_file(), f"the adapter module {name}.py is missing"
+        for module, line in _imports(path):
+            if module.startswith("pypddlengine") and module not in ADAPTER_MAY_IMPORT:
+                problems.append(f"{name}.py:{line} imports {module}")
     assert not problems, "\n".join(problems)

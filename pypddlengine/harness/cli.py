@@ -223,11 +223,15 @@ def run(**opts: object) -> None:
 @click.option("--family", "families", multiple=True,
               help="Approach labels, comma-separated, whose pairwise McNemar tests are Holm-adjusted together "
                    "(repeatable, one family each), e.g. the feedback contrasts.")
+@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|at:SECONDS",
+              help="Which plan of each FD seq-sat-lama-2011 run counts: the best within the budget (what the planner "
+              "returns), the first it found, or the best found within SECONDS of the start (a shorter budget read "
+              "from the same run).")
 @click.option("--contaminated", type=click.Choice(["exclude", "refuse"]), default="exclude", show_default=True,
               help="Runs a rate limit or overload cut into: left out of every table and listed, or refuse to report.")
 def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_plans: str | None,
            difficulty_file: str | None, labels: tuple[str, ...], order: str, families: tuple[str, ...],
-           contaminated: str) -> None:
+           seq_reading: str, contaminated: str) -> None:
     """Tables I, II and III, tokens, McNemar tests and the per-instance figure
     from the records of any set of approaches (Fast Downward's included).
 
@@ -240,8 +244,13 @@ def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_p
       pypddl experiment report results/agentic-paper results/agentic-heuristic --out report-fb/ \\
           --family "Agentic LLM (agentic-paper),Agentic LLM (agentic-heuristic)"
     """
+    from ..baselines.readings import parse_reading
     from .report import ContaminatedRuns, build_report, load_approaches, write_report
 
+    try:
+        reading = parse_reading(seq_reading)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--seq-reading") from None
     names = {}
     for item in labels:
         key, sep, value = item.partition("=")
@@ -249,7 +258,8 @@ def report(sources: tuple[str, ...], out: str, replicate: int, join: str, lama_p
             raise click.UsageError(f"--label wants METHOD=LABEL, got {item!r}")
         names[key.strip()] = value.strip()
     try:
-        approaches, used = load_approaches(list(sources), replicate=replicate, labels=names, join=join)
+        approaches, used = load_approaches(list(sources), replicate=replicate, labels=names, join=join,
+                                           seq_reading=reading)
     except (FileNotFoundError, ValueError) as err:
         raise click.UsageError(str(err)) from None
     family_lists = [[x.strip() for x in f.split(",") if x.strip()] for f in families]

@@ -40,7 +40,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..baselines.reference import ORDER_LABELS, ORDER_RULES, order_by_rule
+from ..baselines.readings import Reading, apply_reading
+from ..baselines.reference import ORDER_LABELS, ORDER_RULES, is_paper_benchmark, order_by_rule
+from ..baselines.reference import SEQ as SEQ_METHOD
 from .records import read_records, run_key
 from .report_model import (
     BLOCK_SIZE,
@@ -93,13 +95,15 @@ def _source_records(path: Path) -> tuple[str, list[dict[str, Any]], dict[str, An
 
 
 def load_approaches(
-    paths: list[Path | str], *, replicate: int = 0, labels: dict[str, str] | None = None, join: str = "auto"
+    paths: list[Path | str], *, replicate: int = 0, labels: dict[str, str] | None = None, join: str = "auto",
+    seq_reading: Reading | None = None,
 ) -> tuple[list[Approach], str]:
     """The approaches in ``paths`` (records of ``replicate``), keyed per
     instance by id or by problem SHA-256 (``join``: ``id``, ``sha256`` or
     ``auto``, which takes SHA-256 only when it matches more instances across
     all approaches than the ids do), in the stated row order. Returns them
-    and the join used."""
+    and the join used. ``seq_reading``: which plan of each
+    seq-sat-lama-2011 run counts (default: the best within the budget)."""
     raw: list[tuple[str, str, list[dict[str, Any]], dict[str, Any] | None]] = []
     for p in paths:
         name, records, manifest = _source_records(Path(p))
@@ -107,6 +111,8 @@ def load_approaches(
         for r in records:
             by_method.setdefault(str(r.get("method")), []).append(r)
         for method, recs in by_method.items():
+            if seq_reading is not None and method == SEQ_METHOD:
+                recs = [apply_reading(r, seq_reading) for r in recs]
             raw.append((name, method, recs, manifest))
     if not raw:
         raise ValueError("no run records in the given sources")
@@ -251,6 +257,9 @@ def build_report(
         needs_objects = order == "lama" and any(lama.get(k) is None for k in keys)
         ordered = difficulty_order(keys, display, lama, count_objects(approaches) if needs_objects else None, order)
     rep = Report(approaches, join, ordered, display, source, lama, rule, order_text, label)
+    rep.paper = rule == "benchmark" and is_paper_benchmark([display.get(k, k) for k in ordered])
+    readings = {str(r.get("reading")) for a in approaches for r in a.records.values() if r.get("reading")}
+    rep.seq_reading = ", ".join(sorted(readings)) or "best"
     rep.excluded = excluded
     rep.sources = [source_settings(a) for a in approaches]
     rep.paper_four = [next(a for a in approaches if a.method == m) for m in METHOD_ORDER

@@ -164,6 +164,10 @@ class Report:
     replicates: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    seq_reading: str = "best"
+    """Which plan of each seq-sat-lama-2011 run is scored (``baselines.readings``)."""
+    paper: bool = False
+    """The tasks are the paper's 102 in its order: its values are printed beside ours."""
 
     def block_of(self, key: str) -> int:
         return self.order.index(key) // BLOCK_SIZE

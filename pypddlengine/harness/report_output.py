@@ -10,7 +10,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .report_model import BLOCK_SIZE, COLOURS, RULES, Report, block_label
+from ..baselines.reference import PAPER
+from .report_model import BLOCK_SIZE, COLOURS, METHOD_ORDER, RULES, Report, block_label
 
 __all__ = ["draw_figure", "render_markdown", "write_files"]
 
@@ -76,9 +77,28 @@ def _sources(rep: Report) -> list[str]:
     return lines
 
 
+def _beside(ours: Any, paper: Any) -> str:
+    """Our value with the paper's in brackets."""
+    return f"{_fmt(ours)} [{_fmt(paper)}]"
+
+
+PAPER_NOTE = ("The paper's values (Agentic LLM Planning via Step-Wise PDDL Simulation, Tables I-III; i9-14900K, "
+              "180 s) are in brackets beside ours.")
+
+
+def _reading_note(rep: Report) -> list[str]:
+    if rep.seq_reading == "best":
+        return []
+    return [f"FD seq-sat-lama-2011 runs are scored under the reading '{rep.seq_reading}' (see "
+            "`pypddl experiment report --help`), not as the best plan within the budget.", ""]
+
+
 def _table1(rep: Report) -> list[str]:
-    lines = ["## Table I: difficulty structure", ""]
+    lines = ["## Table I: difficulty structure", "", *_reading_note(rep)]
     has_seq = any("seq_mean_both" in r for r in rep.difficulty)
+    paper = {row[0]: row for row in PAPER["table1"]} if rep.paper else {}
+    if paper:
+        lines += [PAPER_NOTE, ""]
     headers = ["Block", "Instances", "lama-first solved", "lama-first mean length"]
     if has_seq:
         headers += ["solved by both FD", "FD lama (both)", "FD seq (both)", "reduction"]
@@ -86,8 +106,14 @@ def _table1(rep: Report) -> list[str]:
     for r in rep.difficulty:
         row = [r["block"], r["instances"], r["lama_solved"], _fmt(r["lama_mean_length"])]
         if has_seq:
-            row += [r.get("both_fd_solved"), _fmt(r.get("lama_mean_both")), _fmt(r.get("seq_mean_both")),
-                    _fmt(r.get("reduction"))]
+            p = paper.get(r["block"].replace("–", "-"))
+            if p is not None:
+                diff = None if p[2] is None or p[3] is None else p[2] - p[3]
+                row += [_beside(r.get("both_fd_solved"), p[1]), _beside(r.get("lama_mean_both"), p[2]),
+                        _beside(r.get("seq_mean_both"), p[3]), _beside(r.get("reduction"), diff)]
+            else:
+                row += [r.get("both_fd_solved"), _fmt(r.get("lama_mean_both")), _fmt(r.get("seq_mean_both")),
+                        _fmt(r.get("reduction"))]
         rows.append(row)
     return [*lines, _table(headers, rows), ""]
 
@@ -97,12 +123,20 @@ def _kinds(kinds: dict[str, int]) -> str:
 
 
 def _table2(rep: Report) -> list[str]:
-    lines = ["## Table II: success and failure modes", ""]
+    lines = ["## Table II: success and failure modes", "", *_reading_note(rep)]
     rows = [[r["approach"], r["n"], f"{r['solved']} ({_fmt(r['solved_pct'])} %)",
              f"[{_fmt(100 * r['ci_low'])}, {_fmt(100 * r['ci_high'])}] %", r["timeout"], r["early_exit"],
              _kinds(r["early_exit_kinds"]), r["error"], r["excluded"]] for r in rep.outcomes]
-    lines += [_table(["Approach", "n", "Solved", "Wilson 95 % CI", "Timeout", "Early exit", "Early exits by kind",
-                      "Error", "Excluded (contaminated)"], rows), ""]
+    headers = ["Approach", "n", "Solved", "Wilson 95 % CI", "Timeout", "Early exit", "Early exits by kind", "Error",
+               "Excluded (contaminated)"]
+    if rep.paper:
+        lines += [PAPER_NOTE, ""]
+        for row, r in zip(rows, rep.outcomes, strict=True):
+            p = PAPER["table2"].get(r["method"])
+            if p is not None:
+                row[2] = f"{row[2]} [{p[0]} ({_fmt(100 * p[0] / PAPER['tasks'])} %)]"
+                row[4], row[5] = f"{row[4]} [{p[1]}]", f"{row[5]} [{p[2]}]"
+    lines += [_table(headers, rows), ""]
     lines += ["### Success per difficulty block", ""]
     block_labels = list(dict.fromkeys(r["block"] for r in rep.block_success))
     rows = []
@@ -120,12 +154,26 @@ def _table2(rep: Report) -> list[str]:
 
 
 def _table3(rep: Report) -> list[str]:
-    lines = ["## Table III: mean plan length on the co-solved set", ""]
+    lines = ["## Table III: mean plan length on the co-solved set", "", *_reading_note(rep)]
     four = ", ".join(a.label for a in rep.paper_four)
     if rep.plan_length:
         group = [a.label for a in rep.paper_four]
-        rows = [[r["block"], r["n"]] + [_fmt(r[label]) for label in group] for r in rep.plan_length]
-        lines += [f"Co-solved by the paper's approaches ({four}).", "", _table(["Block", "n", *group], rows), ""]
+        paper = {row[0]: row for row in PAPER["table3"]} if rep.paper else {}
+        column = {m: 2 + i for i, m in enumerate(METHOD_ORDER)}  # the paper's column of each method
+        rows = []
+        for r in rep.plan_length:
+            p = paper.get(r["block"].replace("–", "-"))
+            if p is None:
+                rows.append([r["block"], r["n"]] + [_fmt(r[label]) for label in group])
+            else:
+                rows.append([r["block"], _beside(r["n"], p[1])]
+                            + [_beside(r[a.label], p[column[a.method]]) for a in rep.paper_four])
+        lines += [f"Co-solved by the paper's approaches ({four}).", ""]
+        if paper:
+            lines += [PAPER_NOTE + " The paper's co-solved set is that of its own four runs (49 instances); "
+                      "ours is that of the approaches present here, so the sets differ unless all four are "
+                      "present.", ""]
+        lines += [_table(["Block", "n", *group], rows), ""]
     else:
         lines += [f"No instance was solved by all of {four}.", ""]
     if rep.plan_length_all:

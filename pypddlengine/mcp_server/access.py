@@ -13,7 +13,12 @@ The principal of a call is, in this order:
 * otherwise nobody in particular (``None``): a stateless 2026-07-28 request
   without a token, which carries nothing that tells one client from another.
   Over stdio that is still one client (the process serves one); over HTTP all
-  such clients share one principal, so give each client its own token.
+  such clients share one principal, so give each client its own token. That
+  shared principal is not one client, so no per-client quota applies to it
+  (only the server's ``max_sessions``: eight sessions a crashed client left
+  behind do not lock every other tokenless client out), and an HTTP server
+  that binds a non-loopback address must have tokens (:func:`require_tokens`),
+  so tokenless clients can only be local processes.
 
 A session owned by a transport session is released when that transport
 session ends (an HTTP ``DELETE`` or the SDK's idle expiry of the
@@ -31,6 +36,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import hmac
+import ipaddress
 import json
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -67,6 +73,27 @@ def bind_caller(caller: Caller) -> contextvars.Token[Caller]:
 
 def unbind_caller(token: contextvars.Token[Caller]) -> None:
     _caller.reset(token)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` only admits clients on this machine."""
+    if host.strip().lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def require_tokens(host: str, tokens: Sequence[str]) -> None:
+    """Refuse (``ValueError``) an HTTP server on a non-loopback ``host``
+    without bearer tokens: its tokenless clients could not be told apart, so
+    any machine that reaches the port could use, list and exhaust the
+    sessions of every other."""
+    if not tokens and not is_loopback(host):
+        raise ValueError(
+            f"serving HTTP on {host}, not loopback, needs bearer tokens (--auth-token or PYPDDL_AUTH_TOKEN, one "
+            "per client): without them every client that reaches the port would share one owner's sessions")
 
 
 def split_tokens(text: str | None) -> tuple[str, ...]:

@@ -10,12 +10,13 @@ error). Allowed files are shown by their bare names, never their paths.
 
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError
-from ..grounding import GroundingOptions
+from ..grounding import GroundingOptions, stop_check
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
@@ -162,15 +163,21 @@ def build_session(
     """Parse, check and pick the backend (``backend``, see
     :func:`pypddlengine.session.build_backend`), grounding if chosen
     (CPU-bound: runs in a worker thread); setting ``cancel`` stops the
-    grounding within a few milliseconds."""
+    grounding within a few milliseconds. At the
+    heuristic levels the relaxed operators the first feedback needs are built
+    here too, under the same time limit and cancellation."""
+    started = time.monotonic()
     limit = options.max_pddl_bytes
     d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
     p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    return Session.on(compile_task(d, p), backend=backend, options=grounding, feedback=feedback,
-                      heuristic=heuristic, proof_budget=proof_budget, observation=observation,
-                      detect_loops=detect_loops)
+    session = Session.on(compile_task(d, p), backend=backend, options=grounding, feedback=feedback,
+                         heuristic=heuristic, proof_budget=proof_budget, observation=observation,
+                         detect_loops=detect_loops)
+    if session.feedback_level >= FeedbackLevel.HEURISTIC and session.grounded is not None:
+        session.grounded.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
+    return session
 
 
 def summarise_objects(session: Session) -> dict[str, list[str]]:

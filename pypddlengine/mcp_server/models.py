@@ -170,6 +170,8 @@ class SessionSummary(_Model):
     observation: str | None = Field(None, description="the rules hiding atoms from states (partial observability)")
     detect_loops: bool | None = Field(None, description="whether feedback says when a state repeats")
     feedback: FeedbackView | None = None
+    warnings: list[str] | None = Field(None, description="what the checker noticed but accepted, e.g. a declared "
+                                       "requirement the task never uses (every level but paper)")
     next: str | None = Field(None, description="what to call next")
 
 

@@ -36,6 +36,7 @@ from .access import (
     bind_caller,
     current_caller,
     identify,
+    require_tokens,
     unbind_caller,
 )
 from .errors import (
@@ -165,6 +166,10 @@ ActionText = Annotated[
 FeedbackName = Literal["paper", "plain", "progress", "heuristic", "full"]
 HeuristicName = Literal["h_ff", "h_add", "h_max", "goal_count", "lm_count"]
 MAX_PROOF_BUDGET = 100_000
+MAX_WARNINGS = 20
+"""Checker warnings an initialise_session reply lists at most."""
+SLOT_POLL_S = 0.25
+"""How often a call waiting for a grounding slot looks whether it was cancelled."""
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -258,9 +263,13 @@ def build_server(
 
             def work() -> tuple[Session, Any]:
                 slot = store.ground_slot()
-                if not slot.acquire(timeout=opts.grounding_timeout):
-                    raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
-                                      f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
+                give_up = time.monotonic() + opts.grounding_timeout
+                while not slot.acquire(timeout=SLOT_POLL_S):  # a call that gives up stops waiting too
+                    if cancel.is_set():
+                        raise ToolFailure(SERVER_CAPACITY, "the call was cancelled while it waited for a slot")
+                    if time.monotonic() >= give_up:
+                        raise ToolFailure(SERVER_CAPACITY, f"every grounding slot stayed busy for "
+                                          f"{opts.grounding_timeout:g} s", "try again later, or use a smaller task")
                 try:
                     built = build_session(opts, spec, level, cancel, heuristic or "h_ff", proof_budget or 0,
                                           observation=observation, detect_loops=detect_loops,
@@ -322,6 +331,7 @@ def build_server(
                     observation=session.observation.text if session.observation else None,
                     detect_loops=session.detect_loops or None,
                     feedback=view.current_feedback(),
+                    warnings=[w.headline() for w in session.lifted.report.warnings[:MAX_WARNINGS]] or None,
                     next="call query_current_state and query_applicable_actions, then execute_single_action",
                 )
 
@@ -677,7 +687,7 @@ def build_server(
         return _reply(SessionPage(
             sessions=infos, live=total, max_sessions=opts.max_sessions, ids_redacted=redact,
             next_cursor=following,
-            per_client_limit=store.per_client_limit,
+            per_client_limit=store.limit_of(current_caller().owner),
         ))
 
     @_tool(server, READ_ONLY)
@@ -775,7 +785,9 @@ def run_server(
     ``stdio`` (default) or ``streamable-http`` (alias ``http``) on ``host:port``
     at path ``/mcp``. ``options`` are :class:`ServerOptions` fields; over HTTP
     ``allow_files`` and ``reveal_session_ids`` default to off and
-    ``max_sessions_per_client`` to 8, since any client may connect.
+    ``max_sessions_per_client`` to 8, since any client may connect; a
+    non-loopback ``host`` needs ``auth_tokens`` (``ValueError`` otherwise,
+    see :func:`.access.require_tokens`).
 
     Over HTTP every request passes :class:`.access.HttpGuard` (Host and Origin
     against ``allowed_hosts``/``allowed_origins`` plus loopback and the bound
@@ -786,6 +798,7 @@ def run_server(
     if transport not in ("stdio", "streamable-http"):
         raise ValueError(f"unknown transport '{transport}'; use 'stdio' or 'streamable-http'")
     if transport == "streamable-http":
+        require_tokens(host, options.get("auth_tokens", ()))
         options.setdefault("allow_files", False)
         options.setdefault("reveal_session_ids", False)
         options.setdefault("max_sessions_per_client", 8)

@@ -45,8 +45,9 @@ class ServerOptions:
     """Grounding limits of one task (``GROUNDING_LIMIT``); the action limit also
     refuses, before grounding, a schema whose unbound parameters span more."""
     grounding_timeout: float = 30.0
-    """Seconds one grounding may take, and the longest wait for a grounding
-    slot (``GROUNDING_TIMEOUT``, ``SERVER_CAPACITY``)."""
+    """Seconds one grounding may take (with the relaxed analysis a heuristic
+    feedback level needs at start), and the longest wait for a grounding slot
+    (``GROUNDING_TIMEOUT``, ``SERVER_CAPACITY``)."""
     max_total_actions: int = 2_000_000
     """Ground actions summed over the live sessions, a memory bound (``SERVER_CAPACITY``)."""
     max_plan_steps: int = 20_000
@@ -169,6 +170,12 @@ class SessionStore:
     def per_client_limit(self) -> int:
         return min(self.options.max_sessions_per_client or self.options.max_sessions, self.options.max_sessions)
 
+    def limit_of(self, owner: str | None) -> int:
+        """Live sessions ``owner`` may hold: the per-client quota, except for
+        the principal ``None``, which is every caller that carries no identity
+        (see :mod:`.access`), not one client: only the server's cap applies."""
+        return self.options.max_sessions if owner is None else self.per_client_limit
+
     def reserve(self, owner: str | None = None) -> None:
         """Claim a slot for a session about to be built by ``owner`` (``SESSION_LIMIT``:
         the server's cap, or the owner's quota)."""
@@ -179,9 +186,9 @@ class SessionStore:
                     SESSION_LIMIT, f"the server already holds its maximum of {self.options.max_sessions} sessions"
                 )
             mine = self._pending_by.get(owner, 0) + sum(1 for e in self._sessions.values() if e.owner == owner)
-            if mine >= self.per_client_limit:
+            if mine >= self.limit_of(owner):
                 raise ToolFailure(
-                    SESSION_LIMIT, f"this client already holds its maximum of {self.per_client_limit} sessions"
+                    SESSION_LIMIT, f"this client already holds its maximum of {self.limit_of(owner)} sessions"
                 )
             self._pending += 1
             self._pending_by[owner] = self._pending_by.get(owner, 0) + 1

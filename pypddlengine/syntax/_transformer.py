@@ -130,6 +130,8 @@ def _shared_term(name: str) -> Variable | Constant:
 
 _RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
 _NUMERIC_PIECE = re.compile(r";[^\n]*|\([ \t]*(=)[ \t]*(\(([^()]*)\))[ \t]*([-0-9.]+)[ \t]*\)")
+_FIRST_NAME = re.compile(r"\(\s*([^\s()]+)")
+"""The name of the first atom of a run, as spelt."""
 
 
 def _matches(tok: Token, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], Callable[[int], Span]]]:
@@ -456,18 +458,22 @@ class PDDLTransformer(Transformer):  # type: ignore[type-arg]
 
     def derived_def(self, c: list[Any]) -> DerivedDecl:
         head = c[1]
-        if isinstance(head, Token):  # "(p ?x ?y)" lexed as one atom run
-            atom = _one(_atoms_or_run(head), "one head atom")
+        if len(c) == 2:  # "(p ?x) (q ?x)": an untyped head and a one-atom body lexed as one run
+            atom, body = _pair(c, ":derived", "a head and one condition")
+        else:
+            body = _one(c[2])
+            atom = _one(_atoms_or_run(head), "one head atom") if isinstance(head, Token) else None
+        if atom is not None:  # "(p ?x ?y)" lexed as (part of) an atom run
             if any(isinstance(t, Constant) for t in atom.terms):
                 raise PDDLSyntaxError(
                     f"the head of a derived predicate takes variables only: {atom}",
                     code=ErrorCode.SYNTAX_ERROR, span=atom.span)
             params = [Parameter(t.name, span=atom.span) for t in atom.terms]
-            name, display, span = atom.predicate, head.value.strip("( \t").split()[0], atom.span
+            name, display, span = atom.predicate, _FIRST_NAME.match(head.value).group(1), atom.span  # type: ignore[union-attr]
         else:
             tok, params = head
             name, display, span = tok.value.lower(), tok.value, token_span(tok)
-        return DerivedDecl(name, tuple(params), _one(c[2]), span, display)
+        return DerivedDecl(name, tuple(params), body, span, display)
 
     def other_section(self, c: list[Any]) -> UnsupportedConstruct:
         tok: Token = c[0]

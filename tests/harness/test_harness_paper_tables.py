@@ -36,8 +36,11 @@ def test_table_i_in_benchmark_order(paper: list[Path], tmp_path: Path) -> None:
         assert (row["block"], int(row["both_fd_solved"])) == (block, n)
         assert [_one(row["lama_mean_both"]), _one(row["seq_mean_both"]), _one(row["reduction"])] == [lama, seq, diff]
     md = (tmp_path / "r" / "report.md").read_text()
-    assert "| 70–80 | 10 | 7 | 281.4 | 7 | 281.4 | 228.3 | 53.1 |" in md  # the paper's row
-    assert "| 100–102 | 2 | 0 | — | 0 | — | — | — |" in md
+    # the paper's row, ours beside the paper's own (equal: the records are shaped like its results)
+    assert "| 70–80 | 10 | 7 | 281.4 | 7 [7] | 281.4 [281.4] | 228.3 [228.3] | 53.1 [53.1] |" in md
+    assert "| 100–102 | 2 | 0 | — | 0 [0] | — [—] | — [—] | — [—] |" in md
+    assert "| FD lama-first | 102 | 87 (85.3 %) [87 (85.3 %)] |" in md
+    assert "| Agentic LLM | 102 | 68 (66.7 %) [68 (66.7 %)] |" in md
     assert "original benchmark order" in result.output.splitlines()[0]
 
 
@@ -53,10 +56,12 @@ def test_table_ii_tokens_and_attempts(paper: list[Path], tmp_path: Path) -> None
     files = write_report(build_report(approaches, join=join), tmp_path / "r")
     md = files["report"].read_text()
     # Table II of the paper: 87 (85.3%) 15 0 / 87 (85.3%) 15 0 / 65 (63.7%) 37 0 / 68 (66.7%) 28 6
-    for line in ("| FD lama-first | 102 | 87 (85.3 %) | [77.1, 90.9] % | 15 | 0 |",
-                 "| FD seq-sat-lama-2011 | 102 | 87 (85.3 %) | [77.1, 90.9] % | 15 | 0 |",
-                 "| Direct LLM | 102 | 65 (63.7 %) | [54.1, 72.4] % | 37 | 0 |",
-                 "| Agentic LLM | 102 | 68 (66.7 %) | [57.1, 75.1] % | 28 | 6 | declared unsolvable 6 |"):
+    # (ours, then the paper's in brackets: equal, as the records are shaped like its results)
+    for line in ("| FD lama-first | 102 | 87 (85.3 %) [87 (85.3 %)] | [77.1, 90.9] % | 15 [15] | 0 [0] |",
+                 "| FD seq-sat-lama-2011 | 102 | 87 (85.3 %) [87 (85.3 %)] | [77.1, 90.9] % | 15 [15] | 0 [0] |",
+                 "| Direct LLM | 102 | 65 (63.7 %) [65 (63.7 %)] | [54.1, 72.4] % | 37 [37] | 0 [0] |",
+                 "| Agentic LLM | 102 | 68 (66.7 %) [68 (66.7 %)] | [57.1, 75.1] % | 28 [28] | 6 [6] | "
+                 "declared unsolvable 6 |"):
         assert line in md
     blocks = {(r["approach"], r["block"]): r for r in rows(files["table2_blocks"])}
     # §IV-B: in blocks 80-90 the agentic approach achieves 20 % against the direct approach's 50 %
@@ -95,8 +100,44 @@ def test_table_iii_is_the_papers_and_stays_so_with_more_approaches(paper: list[P
     every = {r["block"]: r["n"] for r in rep.plan_length_all}
     assert every["0–10"] == 8 and every["all"] == 47  # the wider set shrinks; the paper's table does not
     md = write_report(rep, tmp_path / "r")["report"].read_text()
-    assert "| 70–80 | 3 | 142.0 | 136.7 | 139.3 | 139.3 |" in md
+    assert "| 70–80 | 3 [3] | 142.0 [142.0] | 136.7 [136.7] | 139.3 [139.3] | 139.3 [139.3] |" in md
     assert "On the instances every approach solved" in md
+
+
+def test_seq_sat_reading_scores_another_plan_of_the_same_runs(paper: list[Path], tmp_path: Path) -> None:
+    """--seq-reading first / at:SECONDS score the plan the reading names (its
+    length from the run's plan list) everywhere; the report says so."""
+    fd = fd_records()
+    for r in fd:
+        if r["method"] == "fd-seq-sat-lama-2011" and r["outcome"] == "solved":
+            final = r["plan_length"]
+            r["planner"]["plans"] = [  # a first plan of twice the length at 2 s, the final one at 100 s
+                {"time_s": 2.0, "length": 2 * final, "complete": True, "before_deadline": True, "valid": True},
+                {"time_s": 100.0, "length": final, "complete": True, "before_deadline": True, "valid": True}]
+    sources = [write(tmp_path / "fd", fd), *paper[1:]]
+    for reading, factor, solved in (("best", 1, 87), ("first", 2, 87), ("at:50", 2, 87), ("at:1", None, 0)):
+        result = CliRunner().invoke(experiment, ["report", *map(str, sources), "--out", str(tmp_path / reading),
+                                                 "--seq-reading", reading])
+        assert result.exit_code == 0, result.output
+        table1 = rows(tmp_path / reading / "table1_difficulty.csv")
+        outcomes = {r["approach"]: r for r in rows(tmp_path / reading / "table2_outcomes.csv")}
+        assert outcomes["FD seq-sat-lama-2011"]["solved"] == str(solved)
+        assert outcomes["FD lama-first"]["solved"] == "87"  # lama-first is never re-read
+        if factor is not None:
+            assert _one(table1[1]["seq_mean_both"]) == round(factor * TABLE_I[1][3], 1)
+        md = (tmp_path / reading / "report.md").read_text()
+        assert (f"under the reading '{reading}'" in md) == (reading != "best")
+    bad = CliRunner().invoke(experiment, ["report", *map(str, sources), "--out", str(tmp_path / "x"),
+                                          "--seq-reading", "last"])
+    assert bad.exit_code == 2 and "unknown plan reading" in bad.output
+
+
+def test_the_papers_values_appear_only_for_its_tasks(tmp_path: Path) -> None:
+    few = [r for r in fd_records() if int(r["instance_id"].split("-")[1]) <= 20]
+    result = CliRunner().invoke(experiment, ["report", str(write(tmp_path / "fd", few)), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "The paper's values" not in md and "[10]" not in md and "[14.0]" not in md
 
 
 def test_sources_settings_and_warnings(paper: list[Path], tmp_path: Path) -> None:

@@ -64,8 +64,8 @@ def test_paper_sized_report(tmp_path: Path) -> None:
     assert (table2["Direct LLM"]["solved"], table2["Agentic LLM"]["solved"]) == ("65", "68")
     assert (table2["Agentic LLM"]["early_exit"], table2["Agentic LLM"]["timeout"]) == ("6", "28")
     md = files["report"].read_text()
-    assert "| Direct LLM | 102 | 65 (63.7 %) | [54.1, 72.4] % |" in md
-    assert "| Agentic LLM | 102 | 68 (66.7 %) | [57.1, 75.1] % |" in md
+    assert "| Direct LLM | 102 | 65 (63.7 %) [65 (63.7 %)] | [54.1, 72.4] % |" in md
+    assert "| Agentic LLM | 102 | 68 (66.7 %) [68 (66.7 %)] | [57.1, 75.1] % |" in md
     pair = next(r for r in rows(files["mcnemar"]) if (r["a"], r["b"]) == ("Direct LLM", "Agentic LLM"))
     assert (pair["only_a"], pair["only_b"], float(pair["p"])) == ("0", "3", 0.25)
     # blocks of ten, the last one short

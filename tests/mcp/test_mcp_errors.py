@@ -130,6 +130,18 @@ async def test_pddl_errors_carry_line_column_and_snippet(tools: Tools) -> None:
     assert "(holdin ?b)" in snippet[0] and set(snippet[1].strip()) == {"^"}
 
 
+async def test_an_unused_unsupported_requirement_is_a_warning_in_the_reply(tools: Tools) -> None:
+    """Issue 25 item 6: accepted, but said (as the CLI says it on stderr); the paper level keeps its fields."""
+    domain = BW_DOMAIN.replace("(:requirements :strips :typing)", "(:requirements :strips :typing :durative-actions)")
+    init = await tools.ok("initialise_session", domain=domain, problem=BW3_PROBLEM)
+    assert len(init["warnings"]) == 1
+    assert init["warnings"][0].startswith("<domain>:3:34: warning[UNUSED_REQUIREMENT]: the requirement "
+                                          "':durative-actions' is declared but not used"), init["warnings"]
+    assert "warnings" not in await tools.ok("initialise_session", **BW3)
+    paper = await tools.ok("initialise_session", domain=domain, problem=BW3_PROBLEM, feedback="paper")
+    assert "warnings" not in paper
+
+
 async def test_misnamed_argument_hint_names_the_real_parameter(tools: Tools) -> None:
     reply = await tools.error("execute_single_action", sessionId="x", action="(a)")
     assert "session_id" in reply.data["error"]["hint"] and "sessionId" in reply.data["error"]["hint"]

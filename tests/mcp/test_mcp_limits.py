@@ -18,6 +18,7 @@ from mcp_support import BW3, Tools, http_server
 from pypddlengine.mcp_server import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from quantifier_bombs import BOMBS, GOAL_BOMB, SLOW_ADL, bomb_domain, objects
 from test_limits import ALL_P, SLOW_DOMAIN, deep_goal, objects_problem, unbound_domain
 
 pytestmark = pytest.mark.anyio
@@ -56,6 +57,15 @@ async def test_deep_nesting_is_a_located_tool_error(tools: Tools) -> None:
     assert reply.text.startswith("[NESTING_LIMIT] <problem>:5:")
 
 
+async def _one_quick_episode(tools: Tools, latencies: list[float]) -> None:
+    """Initialise a 3-block task, take a step, close it; record how long that took."""
+    started = time.monotonic()
+    sid = (await tools.ok("initialise_session", **BW3))["session_id"]
+    await tools.ok("execute_single_action", session_id=sid, action="(unstack c a)")
+    await tools.ok("close_session", session_id=sid)
+    latencies.append(time.monotonic() - started)
+
+
 async def test_a_long_grounding_times_out_and_never_stalls_another_client() -> None:
     """Client A initialises a task that grounds for ever (every candidate
     rejected); meanwhile client B's 3-block initialisations answer quickly, and
@@ -75,11 +85,7 @@ async def test_a_long_grounding_times_out_and_never_stalls_another_client() -> N
         async with Client(server) as client:
             tools = Tools(client)
             while "reply" not in outcome:
-                started = time.monotonic()
-                sid = (await tools.ok("initialise_session", **BW3))["session_id"]
-                await tools.ok("execute_single_action", session_id=sid, action="(unstack c a)")
-                await tools.ok("close_session", session_id=sid)
-                latencies.append(time.monotonic() - started)
+                await _one_quick_episode(tools, latencies)
 
     async with anyio.create_task_group() as group:
         group.start_soon(slow)
@@ -166,3 +172,80 @@ def test_a_grounding_stops_when_its_http_client_goes_away() -> None:
         idle = max(server.cpu_percent(interval=1.0) for _ in range(2))
     assert busy > 10.0, f"the grounding was not running ({busy}% CPU)"
     assert idle < 5.0, f"the grounding went on after its client went away ({idle}% CPU)"
+
+
+# ----------------------------------------------------------------------------- ADL quantifier bombs (issue 25 item 7)
+
+BOMB_CALLS = [{"domain": bomb_domain(body), "problem": objects()} for body in BOMBS.values()]
+BOMB_CALLS.append({"domain": GOAL_BOMB[0], "problem": GOAL_BOMB[1]})
+
+
+async def _bombs_and_a_quick_client(connect: Any, rounds: int = 2) -> tuple[list[tuple[str, float]], list[float]]:
+    """Every bomb ``rounds`` times, all at once, each from its own client;
+    meanwhile another client initialises, steps and closes 3-block tasks."""
+    refusals: list[tuple[str, float]] = []
+    latencies: list[float] = []
+    done = anyio.Event()
+
+    async def bomb(call: dict[str, str]) -> None:
+        async with connect() as client:
+            started = time.monotonic()
+            reply = await Tools(client).error("initialise_session", **call)
+            refusals.append((reply.code, time.monotonic() - started))
+
+    async def bombs() -> None:
+        async with anyio.create_task_group() as group:
+            for _ in range(rounds):
+                for call in BOMB_CALLS:
+                    group.start_soon(bomb, call)
+        done.set()
+
+    async def quick() -> None:
+        async with connect() as client:
+            tools = Tools(client)
+            while not done.is_set() or len(latencies) < 3:
+                await _one_quick_episode(tools, latencies)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(bombs)
+        group.start_soon(quick)
+    return refusals, latencies
+
+
+async def test_quantifier_bombs_are_refused_in_seconds_while_another_client_is_served() -> None:
+    """Fourteen bombs at once against the default two grounding slots: each is
+    GROUNDING_LIMIT within seconds (it used to ground for minutes, holding the
+    slots: every other client got SERVER_CAPACITY), and the other client's
+    calls keep answering."""
+    server = build_server()
+    refusals, latencies = await _bombs_and_a_quick_client(lambda: Client(server))
+    assert [code for code, _ in refusals] == ["GROUNDING_LIMIT"] * len(BOMB_CALLS) * 2
+    assert max(seconds for _, seconds in refusals) < 5.0, refusals
+    assert max(latencies) < 3.0, latencies
+    assert gc.isenabled()
+
+
+async def test_quantifier_bombs_over_http_leave_the_server_serving() -> None:
+    with http_server() as url:
+        refusals, latencies = await _bombs_and_a_quick_client(lambda: Client(url), rounds=1)
+    assert {code for code, _ in refusals} == {"GROUNDING_LIMIT"} and len(refusals) == len(BOMB_CALLS)
+    assert max(seconds for _, seconds in refusals) < 8.0, refusals
+    assert max(latencies) < 4.0, latencies
+
+
+async def test_a_slow_adl_grounding_times_out_and_a_cancelled_one_frees_its_slot() -> None:
+    """A task under every estimate whose forall preconditions take about 7.8e8
+    bindings in all: GROUNDING_TIMEOUT at the server's limit; and a call that
+    gives up stops its grounding at once, so the one slot serves the next call."""
+    slow = {"domain": SLOW_ADL[0], "problem": SLOW_ADL[1]}
+    async with Client(build_server(grounding_timeout=2.0)) as client:
+        started = time.monotonic()
+        reply = await Tools(client).error("initialise_session", **slow)
+        assert reply.code == "GROUNDING_TIMEOUT" and time.monotonic() - started < 6.0
+    async with Client(build_server(grounding_timeout=120.0, max_concurrent_initialise=1)) as client:
+        with anyio.move_on_after(1.0):
+            await client.call_tool("initialise_session", slow)
+        started = time.monotonic()
+        assert (await Tools(client).ok("initialise_session", **BW3))["session_id"]  # the one slot is free
+        assert time.monotonic() - started < 3.0
+        assert gc.isenabled()

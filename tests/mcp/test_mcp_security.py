@@ -51,13 +51,52 @@ def loopback_alias_available() -> bool:
 def test_foreign_origin_is_403_and_foreign_host_421_on_every_bind_address(host: str) -> None:
     if host == "127.0.0.2" and not loopback_alias_available():
         pytest.skip("127.0.0.2 cannot be bound on this machine")
-    with http_server(host=host) as url:
+    loopback = host != "0.0.0.0"  # a non-loopback bind needs a token (issue 25 item 8)
+    auth = {} if loopback else {"authorization": "Bearer t0ken"}
+    with http_server(host=host, env=None if loopback else {"PYPDDL_AUTH_TOKEN": "t0ken"}) as url:
         port = port_of(url)
-        assert post(url, origin="http://evil.example") == 403
-        assert post(url, origin="null") == 403
-        assert post(url, host=f"evil.example:{port}") == 421
-        assert post(url) == 200  # no Origin: not a browser
-        assert post(url, origin=f"http://localhost:{port}") == 200
+        assert post(url, origin="http://evil.example", **auth) == 403
+        assert post(url, origin="null", **auth) == 403
+        assert post(url, host=f"evil.example:{port}", **auth) == 421
+        assert post(url, **auth) == 200  # no Origin: not a browser
+        assert post(url, origin=f"http://localhost:{port}", **auth) == 200
+
+
+def test_a_non_loopback_bind_needs_a_token() -> None:
+    """Issue 25 item 8: tokenless clients cannot be told apart, so only local
+    processes may be tokenless clients (the CLI exits 2; run_server raises)."""
+    from click.testing import CliRunner
+
+    from pypddlengine.cli import main
+    from pypddlengine.mcp_server import run_server
+    from pypddlengine.mcp_server.access import is_loopback
+
+    result = CliRunner().invoke(main, ["serve", "--http", "--host", "0.0.0.0", "--port", "0"], env={})
+    assert result.exit_code == 2 and "needs bearer tokens (--auth-token or PYPDDL_AUTH_TOKEN" in result.output
+    with pytest.raises(ValueError, match="not loopback, needs bearer tokens"):
+        run_server("http", host="192.0.2.1", port=0)
+    assert [is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "LocalHost")] == [True] * 6
+    assert [is_loopback(h) for h in ("0.0.0.0", "::", "", "10.0.0.1", "planner.lan")] == [False] * 5
+
+
+async def test_tokenless_clients_are_not_locked_out_by_sessions_left_behind() -> None:
+    """Stateless clients without a token share one owner over (loopback) HTTP;
+    that owner is not one client, so the per-client quota (8 over HTTP) does
+    not apply to it: nine sessions a crashed client left behind used to lock
+    every other tokenless client out for the idle timeout (an hour)."""
+    with http_server("--max-sessions", "12") as url:
+        async with Client(url) as crashed:
+            for _ in range(9):
+                await Tools(crashed).ok("initialise_session", **BW3)
+        async with Client(url) as other:
+            tools = Tools(other)
+            await tools.ok("initialise_session", **BW3)
+            page = await tools.ok("list_sessions")
+            assert page["per_client_limit"] == 12 and page["live"] == 10 and page["ids_redacted"]
+            for _ in range(2):
+                await tools.ok("initialise_session", **BW3)
+            refused = await tools.error("initialise_session", **BW3)  # the 13th: the server's cap
+            assert refused.code == "SESSION_LIMIT" and "the server already holds its maximum of 12" in refused.text
 
 
 def test_allowed_origin_and_host_options_admit_exactly_those() -> None:

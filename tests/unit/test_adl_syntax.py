@@ -4,10 +4,13 @@ conditional effects and :derived bodies."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from adl_cases import DOMAIN, PROBLEM
 
 from pypddlengine import check
+from pypddlengine.errors import PDDLSyntaxError
 from pypddlengine.model import DerivedDecl, Exists, Forall, ForallEffect, Imply, Or, When
 from pypddlengine.printer import format_domain
 from pypddlengine.syntax import parse_domain, parse_problem
@@ -65,3 +68,38 @@ def test_numeric_is_accepted_and_durative_stays_rejected_by_name() -> None:
     report = check(parse_domain(durative), parse_problem(PROBLEM))
     assert report.errors[0].code == "UNSUPPORTED_REQUIREMENT" and "durative" in report.errors[0].message
     assert report.errors[0].span is not None
+
+
+AXIOM_DOMAIN = """(define (domain dd) (:requirements :strips :derived-predicates)
+  (:predicates (base ?x ?y) (a ?x ?y) (z) (g))
+  {axioms}
+  (:action act :parameters (?x) :precondition (and (a ?x ?x) (z)) :effect (g)))"""
+
+
+@pytest.mark.parametrize(("compact", "structural"), [
+    ("(:derived (a ?x ?y) (base ?y ?x))", "(:derived (a ?x ?y) (and (base ?y ?x)))"),
+    ("(:derived (A ?x ?y)\n  (Base ?y ?x))", "(:derived (a ?x ?y) (and (base ?y ?x)))"),
+    ("(:derived (a ?x ?y) ; why\n (base ?y ?x))", "(:derived (a ?x - object ?y) (base ?y ?x))"),
+    ("(:derived (z) (g))", "(:derived (z) (and (g)))"),
+    ("(:derived (z)(g))", "(:derived (z) (or (g)))"),
+])
+def test_an_untyped_head_with_a_one_atom_body_parses(compact: str, structural: str) -> None:
+    """Issue 25 item 3: the head and a one-atom body used to lex as one run of
+    atoms and fail with SYNTAX_ERROR (VAL and Fast Downward accept them)."""
+    ours = parse_domain(AXIOM_DOMAIN.format(axioms=compact)).axioms[0]
+    reference = parse_domain(AXIOM_DOMAIN.format(axioms=structural)).axioms[0]
+    assert (ours.predicate, ours.parameters, ours.body) == (reference.predicate, reference.parameters,
+                                                          _unwrap(reference.body))
+    assert ours.display == re.match(r"\(:derived \((\w+)", compact).group(1)  # type: ignore[union-attr]
+
+
+def _unwrap(body: object) -> object:
+    parts = getattr(body, "parts", None)
+    return parts[0] if parts is not None and len(parts) == 1 else body
+
+
+def test_a_derived_run_of_three_atoms_is_a_located_error() -> None:
+    with pytest.raises(PDDLSyntaxError) as err:
+        parse_domain(AXIOM_DOMAIN.format(axioms="(:derived (z) (g) (g))"))
+    assert err.value.span is not None and err.value.span.column == 21
+    assert "':derived' takes a head and one condition, not 3 atom(s)" in err.value.message

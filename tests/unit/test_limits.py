@@ -187,3 +187,106 @@ def test_cli_reports_deep_nesting_without_a_traceback(tmp_path: Path) -> None:
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         out = proc.stdout + proc.stderr
         assert "p.pddl:5:" in out and "error[NESTING_LIMIT]" in out and "Traceback" not in out
+
+
+# ----------------------------------------------------------------------------- ADL quantifier bombs (issue 25 item 7)
+
+from quantifier_bombs import BOMBS, GOAL_BOMB, SLOW_ADL, bomb_domain, objects  # noqa: E402
+
+
+@pytest.mark.parametrize("name", list(BOMBS))
+def test_quantifier_bombs_are_refused_before_grounding(name: str) -> None:
+    domain = bomb_domain(BOMBS[name])
+    assert len(BOMBS[name]) < 200
+    started = time.monotonic()
+    with pytest.raises(GroundingLimitError) as caught:
+        open_session(domain, objects())
+    assert time.monotonic() - started < 2.0
+    err = caught.value
+    assert err.code == ErrorCode.GROUNDING_LIMIT and err.details["kind"] == "estimate"
+    assert err.details["combinations"] >= 60 ** 6
+    assert err.details["parameters"] == ["?a", "?b", "?c", "?d", "?e", "?f"]
+    assert err.location.startswith("<domain>:3:") and "60 x 60 x 60 x 60 x 60 x 60" in err.message
+    assert gc.isenabled()
+
+
+def test_a_goal_bomb_is_refused_at_the_goal() -> None:
+    with pytest.raises(GroundingLimitError) as caught:
+        open_session(*GOAL_BOMB)
+    assert caught.value.location.startswith("<problem>:1:") and "the goal's quantifiers" in caught.value.message
+
+
+def test_the_quantifier_estimate_allows_what_the_limit_allows() -> None:
+    """A forall over three variables of 60 objects: 216,000 bindings for the
+    one instance, refused under a limit of 200,000 and grounded under 300,000."""
+    domain = bomb_domain("(:action a :parameters () :precondition (forall (?a ?b ?c) (not (q ?a))) :effect (g))")
+    lifted = compile_task(parse_domain(domain), parse_problem(objects()))
+    assert len(ground(lifted, GroundingOptions(max_actions=300_000)).actions) == 1
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(max_actions=200_000))
+    assert caught.value.details["combinations"] == 216_000
+
+
+def slow_adl():  # type: ignore[no-untyped-def]
+    return compile_task(parse_domain(SLOW_ADL[0]), parse_problem(SLOW_ADL[1]))
+
+
+def test_an_adl_grounding_stops_at_its_time_limit_and_when_cancelled() -> None:
+    lifted = slow_adl()
+    started = time.monotonic()
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(max_seconds=0.5))
+    assert caught.value.code == ErrorCode.GROUNDING_TIMEOUT and caught.value.details["kind"] == "time"
+    assert time.monotonic() - started < 2.5
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    started = time.monotonic()
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(cancel=cancel))
+    assert caught.value.details["kind"] == "cancelled" and time.monotonic() - started < 2.5
+    assert gc.isenabled()
+
+
+def test_conditional_effects_count_towards_the_action_limit() -> None:
+    """3,600 instances of a forall effect over 60 objects: 216,000 conditional effects."""
+    domain = ("(define (domain b) (:requirements :adl) (:predicates (e ?x ?y) (q ?x) (g))\n"
+              " (:action a :parameters (?x ?y) :precondition (e ?x ?y)\n"
+              "  :effect (forall (?z) (when (q ?z) (not (q ?z))))))\n")
+    lifted = compile_task(parse_domain(domain), parse_problem(objects(
+        init=" ".join(f"(e o{i} o{j}) (q o{j})" for i in range(60) for j in range(60)))))
+    assert sum(len(a.effects) for a in ground(lifted, GroundingOptions(max_actions=250_000)).actions) == 216_000
+    with pytest.raises(GroundingLimitError) as caught:
+        ground(lifted, GroundingOptions(max_actions=100_000))
+    assert caught.value.details["kind"] == "effects"
+
+
+def test_the_relaxed_analysis_checks_its_limits() -> None:
+    """The relaxed operators a session's first feedback needs are built with a
+    check (the MCP server's time limit and cancellation at session start)."""
+    from pypddlengine.grounding import stop_check
+
+    for domain, problem in [(bomb_domain("(:action a :parameters (?x) :precondition (q ?x) "
+                                         ":effect (forall (?y) (when (q ?y) (g))))"),
+                             objects(init=" ".join(f"(q o{i})" for i in range(60)))),
+                            (BW_DOMAIN, BW3_PROBLEM)]:
+        task = open_session(domain, problem).task
+        calls: list[int] = []
+        assert task.relaxed_operators(lambda: calls.append(1))
+        assert calls
+        cancel = threading.Event()
+        cancel.set()
+        fresh = open_session(domain, problem).task
+        with pytest.raises(GroundingLimitError) as caught:
+            fresh.relaxed_operators(stop_check(GroundingOptions(cancel=cancel), time.monotonic(), "the analysis"))
+        assert caught.value.details["kind"] == "cancelled" and "the analysis was cancelled" in caught.value.message
+
+
+def test_cli_ground_refuses_a_bomb_in_seconds(tmp_path: Path) -> None:
+    (tmp_path / "d.pddl").write_text(bomb_domain(BOMBS["effect-when"]))
+    (tmp_path / "p.pddl").write_text(objects())
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pypddlengine.cli", "ground", str(tmp_path / "d.pddl"),
+                           str(tmp_path / "p.pddl")], capture_output=True, text=True, timeout=120)
+    assert time.monotonic() - started < 20  # a fresh interpreter on a loaded machine; the refusal itself is instant
+    assert proc.returncode == 2, proc.stderr
+    assert "d.pddl:3:" in proc.stderr and "error[GROUNDING_LIMIT]" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,111 @@
+"""Which plan of an anytime Fast Downward run a report scores.
+
+seq-sat-lama-2011 is an anytime configuration: it writes ``sas_plan.1``,
+``sas_plan.2``, ... each shorter than the last, until its budget ends. A run
+record keeps every plan file with the time it was completed
+(``planner.plans``: ``time_s``, ``length``, ``complete``, ``before_deadline``,
+``valid``), so one run can be scored several ways. A *reading* names the way:
+
+``best`` (default)
+    the last valid plan completed within the budget: what the planner returns
+    and what the record's ``plan_length`` holds.
+``first``
+    the first valid plan it completed (its first search iteration's plan).
+``at:SECONDS``
+    the last valid plan completed within SECONDS of the start: the same run
+    read with a shorter budget (a task without a plan by then counts as a
+    timeout). Plan times are wall-clock seconds on the machine that ran the
+    record, so ``at:T`` answers "what would a T-second budget have returned
+    here".
+
+:func:`apply_reading` turns a record into the record that reading implies
+(plan length and outcome), so every table is computed from records in one
+way, whatever the reading. Records of a one-plan configuration (lama-first)
+read the same under ``best`` and ``first``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["READINGS", "Reading", "apply_reading", "parse_reading"]
+
+READINGS = {
+    "best": "the last valid plan completed within the budget (what the planner returns)",
+    "first": "the first valid plan completed (the first search iteration's plan)",
+    "at:SECONDS": "the last valid plan completed within SECONDS of the start (the same run, read with a shorter "
+                  "budget; no plan by then counts as a timeout)",
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A parsed reading: ``kind`` is ``best``, ``first`` or ``at``;
+    ``seconds`` is set for ``at``."""
+
+    kind: str
+    seconds: float | None = None
+
+    @property
+    def name(self) -> str:
+        return f"at:{self.seconds:g}" if self.kind == "at" else self.kind
+
+    @property
+    def description(self) -> str:
+        if self.kind == "at":
+            return f"the last valid plan completed within {self.seconds:g} s of the start"
+        return READINGS[self.kind]
+
+
+def parse_reading(text: str) -> Reading:
+    """``best``, ``first`` or ``at:SECONDS`` (a positive number)."""
+    value = text.strip().lower()
+    if value in ("best", "first"):
+        return Reading(value)
+    if value.startswith("at:"):
+        try:
+            seconds = float(value[3:])
+        except ValueError:
+            seconds = math.nan
+        if not math.isfinite(seconds) or seconds <= 0:
+            raise ValueError(f"'{text}': at:SECONDS needs a positive number of seconds, e.g. at:60")
+        return Reading("at", seconds)
+    raise ValueError(f"unknown plan reading '{text}'; use best, first or at:SECONDS")
+
+
+def _valid_plans(record: dict[str, Any]) -> list[dict[str, Any]]:
+    plans = (record.get("planner") or {}).get("plans") or []
+    return [p for p in plans if p.get("complete") and p.get("before_deadline") and p.get("valid") is True]
+
+
+def apply_reading(record: dict[str, Any], reading: Reading) -> dict[str, Any]:
+    """``record`` as ``reading`` scores it: a copy whose ``plan_length`` and
+    ``outcome`` are those of the plan the reading picks (``plan`` is kept
+    only when it is that plan, i.e. under ``best``), with ``reading`` naming
+    the reading. ``best`` returns the record itself."""
+    if reading.kind == "best":
+        return record
+    out = dict(record)
+    out["reading"] = reading.name
+    plans = _valid_plans(record)
+    if reading.kind == "first":
+        chosen = plans[0] if plans else None
+    else:
+        within = [p for p in plans if float(p.get("time_s", math.inf)) <= float(reading.seconds or 0)]
+        chosen = within[-1] if within else None
+    if chosen is None:
+        out["plan"] = None
+        out["plan_length"] = None
+        out["plan_valid"] = None
+        if record.get("outcome") == "solved" or reading.kind == "at":
+            out["outcome"] = "timeout"
+            out["outcome_detail"] = f"no valid plan under reading {reading.name}"
+        return out
+    out["plan_length"] = int(chosen["length"])
+    out["plan_valid"] = True
+    out["outcome"] = "solved"
+    if chosen is not plans[-1]:
+        out["plan"] = None  # the record keeps only the returned plan's actions
+    return out

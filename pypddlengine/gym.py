@@ -1,0 +1,426 @@
+"""Gymnasium environments on pypddlengine sessions (the optional extra ``gym``).
+
+:class:`PDDLEnv` turns a domain and problem (files or PDDL text), a bundled
+task, or a folder of problems sampled per reset into a ``gymnasium.Env``::
+
+    import gymnasium
+    import pypddlengine.gym  # registers the environments
+
+    env = gymnasium.make("pypddlengine/blocksworld-p02-v0")
+    obs, info = env.reset(seed=0)
+    mask = env.unwrapped.action_masks()  # the actions applicable now
+
+Observations (``observation=``):
+
+* ``"vector"``: a ``MultiBinary`` vector with one bit per reachable atom of
+  the task (of all problems, for a folder), 1 when the atom holds; with
+  ``goal_in_observation`` a second block of bits marks the positive goal
+  atoms (the default for a folder, whose goals differ).
+* ``"atoms"``: a dict of two tuples of atom strings, ``state`` (the atoms
+  that hold, sorted) and ``goal`` (the goal literals), for relational learners.
+* ``"text"``: one string with the goal and the state, for language agents.
+
+Actions (``action_mode=``): ``"discrete"`` is a ``Discrete`` space over the
+ground actions (:attr:`PDDLEnv.action_names`; grounding keeps every action
+applicable in some reachable state), with :meth:`PDDLEnv.action_masks` in the
+convention sb3-contrib's MaskablePPO expects; ``"text"`` takes PDDL action
+text such as ``"(stack a b)"``. ``step`` accepts an index or a text in both
+modes. An inapplicable, unknown or malformed action never ends an episode:
+nothing changes, the reward is ``invalid_action_reward`` and
+``info["failure"]`` says why (the engine's why-not).
+
+Rewards: ``reward="step"`` gives -1 per executed action, ``reward="cost"``
+the negated action cost; ``goal_reward`` is added on reaching the goal.
+``terminated`` is true in a goal state, ``truncated`` after ``max_steps``.
+``info`` carries the engine's feedback at the session's level (``feedback=``:
+goal progress from ``"progress"``, the heuristic distance and dead ends from
+``"heuristic"``, why-not hints and a relaxed plan at ``"full"``).
+
+This module uses only the engine's public API (sessions, their tasks'
+atoms and actions); the engine never imports it.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, SupportsInt
+
+try:
+    import gymnasium as gym
+    import numpy as np
+    from gymnasium import spaces
+except ImportError as err:  # pragma: no cover - depends on the installation
+    raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
+
+from . import ErrorCode, Failure, GroundAction, Session, StepResult, open_session
+from .bundled import bundled_task, bundled_tasks
+from .sources import is_pddl_text
+
+__all__ = ["ENV_ID", "OBSERVATIONS", "PDDLEnv", "register_envs", "task_env_id"]
+
+ENV_ID = "pypddlengine/PDDL-v0"
+"""The generic environment: ``gymnasium.make(ENV_ID, domain=..., problem=...)``."""
+OBSERVATIONS = ("vector", "atoms", "text")
+ACTION_MODES = ("discrete", "text")
+REWARDS = ("step", "cost")
+_FIXED_TEXT = "goal: state: step problem applicable none ()-\n"
+
+
+class _Problem:
+    """One problem's session and its place in the environment's atom and
+    action universes. Everything the environment asks of the engine goes
+    through here (a thin layer over the public Session and Task API)."""
+
+    def __init__(self, name: str, session: Session) -> None:
+        self.name = name
+        self.session = session
+        task = session.task
+        self.atom_ids = [i for i in range(len(task.atoms)) if task.reachable[i]]
+        self.atom_names = [task.render_atom(i) for i in self.atom_ids]
+        self.actions: list[GroundAction] = task.sort_actions(task.actions)
+        self.action_names = [task.render_action(a) for a in self.actions]
+        status = session.goal_status()
+        self.goal = tuple(sorted((*status.satisfied, *status.unsatisfied)))
+        self.atom_column = np.full(len(task.atoms) + 1, -1, dtype=np.int64)
+        self.action_column = np.full(len(task.actions), -1, dtype=np.int64)
+        self.by_column: dict[int, GroundAction] = {}
+        self.goal_columns = np.zeros(0, dtype=np.int64)
+
+    def place(self, atom_index: dict[str, int], action_index: dict[str, int]) -> None:
+        """Map this problem's atoms and actions to the universe columns."""
+        for i, name in zip(self.atom_ids, self.atom_names, strict=True):
+            self.atom_column[i] = atom_index[name]
+        for action, name in zip(self.actions, self.action_names, strict=True):
+            column = action_index[name]
+            self.action_column[action.id] = column
+            self.by_column[column] = action
+        self.goal_columns = np.array(sorted(atom_index[g] for g in self.goal if g in atom_index), dtype=np.int64)
+
+    def state_columns(self) -> np.ndarray:
+        """The columns of the atoms that hold now (as observed)."""
+        ids = np.fromiter(self.session.observe(), dtype=np.int64)
+        columns = self.atom_column[ids]
+        return columns[columns >= 0]
+
+    def applicable_columns(self) -> np.ndarray:
+        session = self.session
+        ids = np.fromiter((a.id for a in session.task.applicable(session.state)), dtype=np.int64)
+        return self.action_column[ids]
+
+
+def _is_folder(problem: object) -> bool:
+    return isinstance(problem, (str, os.PathLike)) and not (isinstance(problem, str) and is_pddl_text(problem)) \
+        and Path(problem).is_dir()
+
+
+def _problem_sources(problem: Any) -> list[tuple[str, Any]]:
+    """(name, source) of each problem: one file or text, a folder's ``*.pddl``
+    files (sorted), or a list of files or texts."""
+    if _is_folder(problem):
+        files = sorted(Path(problem).glob("*.pddl"))
+        if not files:
+            raise ValueError(f"the folder '{problem}' holds no .pddl problem files")
+        return [(f.stem, f) for f in files]
+    if isinstance(problem, (list, tuple)):
+        if not problem:
+            raise ValueError("the list of problems is empty")
+        return [(_source_name(p, k), p) for k, p in enumerate(problem)]
+    return [(_source_name(problem, 0), problem)]
+
+
+def _source_name(source: Any, index: int) -> str:
+    if isinstance(source, (str, bytes)) and is_pddl_text(source if isinstance(source, str) else source.decode()):
+        return f"problem-{index}"
+    return Path(source).stem
+
+
+class PDDLEnv(gym.Env):  # type: ignore[type-arg]
+    """A Gymnasium environment over one PDDL task or a set of problems of one
+    domain (see the module docstring for the spaces, rewards and info).
+
+    Give ``task`` (a bundled task such as ``"blocksworld/p02"``) or
+    ``domain`` and ``problem``; ``problem`` may be a file, PDDL text, a
+    folder of ``.pddl`` files or a list of files or texts: then each
+    :meth:`reset` picks one with the environment's seeded generator
+    (``options={"problem": name_or_index}`` picks one by hand). Every problem
+    is grounded when the environment is made, so the spaces are fixed.
+    ``session_options`` go to :func:`pypddlengine.open_session`
+    (``heuristic``, ``observation`` rules, ``options`` ...)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
+
+    def __init__(
+        self,
+        domain: Any = None,
+        problem: Any = None,
+        *,
+        task: str | None = None,
+        observation: str = "vector",
+        action_mode: str = "discrete",
+        reward: str = "step",
+        goal_reward: float = 0.0,
+        invalid_action_reward: float = -1.0,
+        max_steps: int | None = 100,
+        feedback: str = "progress",
+        goal_in_observation: bool | None = None,
+        render_mode: str | None = None,
+        **session_options: Any,
+    ) -> None:
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"unknown observation '{observation}'; choose one of {', '.join(OBSERVATIONS)}")
+        if action_mode not in ACTION_MODES:
+            raise ValueError(f"unknown action_mode '{action_mode}'; choose one of {', '.join(ACTION_MODES)}")
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward '{reward}'; choose one of {', '.join(REWARDS)}")
+        if max_steps is not None and max_steps < 1:
+            raise ValueError("max_steps must be at least 1 (or None for no limit)")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode '{render_mode}'; this environment renders 'ansi'")
+        if task is not None:
+            if domain is not None or problem is not None:
+                raise TypeError("give either task= (a bundled task) or domain and problem, not both")
+            domain, problem = bundled_task(task)
+        elif domain is None or problem is None:
+            raise TypeError("PDDLEnv needs task= (e.g. 'blocksworld/p01') or a domain and a problem")
+        session_options.setdefault("backend", "grounded")  # a fixed action space needs every ground action
+        self.problems = [_Problem(name, open_session(domain, source, feedback=feedback, **session_options))
+                         for name, source in _problem_sources(problem)]
+        names = [p.name for p in self.problems]
+        if len(set(names)) != len(names):  # files of the same stem in a list: number them
+            for k, p in enumerate(self.problems):
+                p.name = f"{k}:{p.name}"
+        self.observation_mode = observation
+        self.action_mode = action_mode
+        self.reward_mode = reward
+        self.goal_reward = float(goal_reward)
+        self.invalid_action_reward = float(invalid_action_reward)
+        self.max_steps = max_steps
+        self.render_mode = render_mode
+        self.goal_in_observation = len(self.problems) > 1 if goal_in_observation is None else goal_in_observation
+
+        self.atom_names: list[str] = sorted({n for p in self.problems for n in p.atom_names})
+        """The atoms of the observation vector, in column order."""
+        action_names: dict[str, None] = {}
+        for p in self.problems:
+            action_names.update(dict.fromkeys(p.action_names))
+        self.action_names: list[str] = list(action_names)
+        """The ground actions of the discrete action space, in index order."""
+        if not self.action_names:
+            raise ValueError("the task has no ground action that can ever apply, so there is nothing to act with")
+        atom_index = {n: k for k, n in enumerate(self.atom_names)}
+        self._action_index = {n: k for k, n in enumerate(self.action_names)}
+        for p in self.problems:
+            p.place(atom_index, self._action_index)
+
+        texts = [*self.atom_names, *self.action_names, *(g for p in self.problems for g in p.goal)]
+        charset = frozenset("".join(texts) + _FIXED_TEXT)
+        goal_chars = max(sum(len(g) + 1 for g in p.goal) for p in self.problems)
+        atom_chars = sum(len(a) + 1 for a in self.atom_names)
+        n_atoms = len(self.atom_names)
+        if observation == "vector":
+            self.observation_space = spaces.MultiBinary(2 * n_atoms if self.goal_in_observation else n_atoms)
+        elif observation == "atoms":
+            width = max(len(t) for t in texts)
+            item = spaces.Text(width, min_length=1, charset=charset)
+            self.observation_space = spaces.Dict({"state": spaces.Sequence(item), "goal": spaces.Sequence(item)})
+        else:
+            self.observation_space = spaces.Text(goal_chars + atom_chars + 16, min_length=0, charset=charset)
+        if action_mode == "discrete":
+            self.action_space = spaces.Discrete(len(self.action_names))
+        else:
+            self.action_space = spaces.Text(max(len(a) for a in self.action_names), min_length=1, charset=charset)
+        self._current = self.problems[0]
+        self._steps = 0
+        self._done = False
+
+    # ------------------------------------------------------------------ the gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        choice = (options or {}).get("problem")
+        if choice is not None:
+            self._current = self._pick(choice)
+        elif len(self.problems) > 1:
+            self._current = self.problems[int(self.np_random.integers(len(self.problems)))]
+        self._current.session.reset()
+        self._steps = 0
+        self._done = False
+        session = self._current.session
+        info: dict[str, Any] = {"problem": self._current.name, "step": 0, "goal_reached": session.is_goal()}
+        info.update(_feedback_info(session.current_feedback()))
+        return self._observe(), info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        problem = self._current
+        session = problem.session
+        self._steps += 1
+        result = self._execute(problem, action)
+        info: dict[str, Any] = {"problem": problem.name, "step": self._steps, "action": result.action,
+                                "applied": result.success, "goal_reached": result.goal_reached}
+        if result.success:
+            cost = 1.0 if self.reward_mode == "step" else float(session.history[-1].action.cost)
+            reward = -cost
+        else:
+            reward = self.invalid_action_reward
+            failure = result.failure
+            assert failure is not None
+            info["failure"] = {"code": str(failure.code), "message": failure.message,
+                               "unsatisfied": failure.unsatisfied, "suggestions": failure.suggestions,
+                               "hints": failure.hints}
+        terminated = result.goal_reached
+        if terminated and result.success:
+            reward += self.goal_reward
+        info["is_success"] = terminated
+        info.update(_feedback_info(result.feedback))
+        truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
+        self._done = terminated or truncated
+        return self._observe(), float(reward), bool(terminated), bool(truncated), info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        session = self._current.session
+        return (f"problem {self._current.name}, step {self._steps}\n{self._text()}\n"
+                f"applicable: {' '.join(session.applicable_names()) or 'none'}\n")
+
+    # ------------------------------------------------------------------ helpers for agents
+
+    def action_masks(self) -> np.ndarray:
+        """A boolean mask over :attr:`action_names`: true for the actions
+        applicable now (sb3-contrib's MaskablePPO reads this method)."""
+        mask = np.zeros(len(self.action_names), dtype=bool)
+        mask[self._current.applicable_columns()] = True
+        return mask
+
+    def valid_actions(self) -> list[str]:
+        """The actions applicable now, as PDDL text."""
+        return self._current.session.applicable_names()
+
+    def action_index(self, action: str) -> int:
+        """The discrete index of a ground action's text (``KeyError`` when
+        the action can never apply in this environment's problems)."""
+        session = self._current.session
+        ground = session.resolve(action)
+        name = session.task.render_action(ground) if ground is not None else action
+        return self._action_index[name]
+
+    @property
+    def session(self) -> Session:
+        """The engine session of the current episode (for inspection; stepping
+        it directly bypasses the environment's step count)."""
+        return self._current.session
+
+    @property
+    def problem_names(self) -> list[str]:
+        return [p.name for p in self.problems]
+
+    # ------------------------------------------------------------------ internals
+
+    def _pick(self, choice: str | SupportsInt) -> _Problem:
+        if isinstance(choice, str):
+            for p in self.problems:
+                if p.name == choice:
+                    return p
+            raise ValueError(f"no problem '{choice}' in this environment; it has {', '.join(self.problem_names)}")
+        index = int(choice)
+        if not 0 <= index < len(self.problems):
+            raise ValueError(f"problem index {index} is out of range 0..{len(self.problems) - 1}")
+        return self.problems[index]
+
+    def _execute(self, problem: _Problem, action: Any) -> StepResult:
+        session = problem.session
+        if isinstance(action, bytes):
+            try:
+                action = action.decode()
+            except UnicodeDecodeError:
+                return _rejected(session, repr(action), "an action text must be UTF-8")
+        if isinstance(action, str):
+            return session.execute(action)
+        try:
+            index = operator.index(action)  # ints and numpy integers (0-d arrays too), not floats
+        except TypeError:
+            return _rejected(session, repr(action), f"an action is an index or PDDL text, not {type(action).__name__}")
+        ground = problem.by_column.get(index)
+        if ground is None:
+            if 0 <= index < len(self.action_names):
+                return _rejected(session, self.action_names[index],
+                                 f"'{self.action_names[index]}' does not exist in problem {problem.name}")
+            return _rejected(session, str(index), f"action index {index} is outside 0..{len(self.action_names) - 1}")
+        return session.execute(ground)
+
+    def _observe(self) -> Any:
+        problem = self._current
+        if self.observation_mode == "vector":
+            n = len(self.atom_names)
+            obs = np.zeros(2 * n if self.goal_in_observation else n, dtype=np.int8)
+            obs[problem.state_columns()] = 1
+            if self.goal_in_observation:
+                obs[n + problem.goal_columns] = 1
+            return obs
+        if self.observation_mode == "atoms":
+            return {"state": tuple(problem.session.state_atoms()), "goal": problem.goal}
+        return self._text()
+
+    def _text(self) -> str:
+        problem = self._current
+        return f"goal: {' '.join(problem.goal)}\nstate: {' '.join(problem.session.state_atoms())}"
+
+
+def _rejected(session: Session, text: str, message: str) -> StepResult:
+    """A failed step for an action index the environment cannot map to a
+    ground action of the current problem (nothing changes)."""
+    return StepResult(success=False, action=text, state=session.state, goal_reached=session.is_goal(),
+                      step=len(session.history), failure=Failure(ErrorCode.UNKNOWN_ACTION, message),
+                      feedback=session.current_feedback())
+
+
+def _feedback_info(feedback: Any) -> dict[str, Any]:
+    """The engine's feedback as plain info entries (none below ``progress``)."""
+    if feedback is None:
+        return {}
+    info: dict[str, Any] = {}
+    if feedback.goals is not None:
+        info["goals_satisfied"] = len(feedback.goals.satisfied)
+        info["goals_total"] = feedback.goals.total
+        info["unsatisfied_goals"] = feedback.goals.unsatisfied
+    if feedback.heuristic is not None:
+        info["heuristic"] = feedback.heuristic
+        info["distance"] = feedback.distance
+        info["distance_change"] = feedback.distance_change
+        info["dead_end"] = feedback.dead_end
+    if feedback.notes:
+        info["notes"] = feedback.notes
+    if feedback.relaxed_plan:
+        info["relaxed_plan"] = feedback.relaxed_plan
+    if feedback.revisited_step is not None:
+        info["revisited_step"] = feedback.revisited_step
+    return info
+
+
+# ---------------------------------------------------------------------------- registration
+
+
+def task_env_id(task: str) -> str:
+    """The registered id of a bundled task: ``blocksworld/p02`` ->
+    ``pypddlengine/blocksworld-p02-v0``."""
+    return f"pypddlengine/{task.replace('/', '-')}-v0"
+
+
+def register_envs(tasks: Iterable[str] | None = None) -> list[str]:
+    """Register :data:`ENV_ID` and one id per bundled task with Gymnasium
+    (done on import; calling again is harmless). Returns the task ids."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="pypddlengine.gym:PDDLEnv")
+    ids = []
+    for task in bundled_tasks() if tasks is None else tasks:
+        env_id = task_env_id(task)
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="pypddlengine.gym:PDDLEnv", kwargs={"task": task})
+        ids.append(env_id)
+    return ids
+
+
+register_envs()

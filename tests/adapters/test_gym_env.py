@@ -1,0 +1,257 @@
+"""pypddlengine.gym: the Gymnasium environment over sessions.
+
+Gymnasium's own checker passes on every bundled domain (each observation and
+action mode, warnings as errors); observations, masks and rewards are compared
+with the session they wrap along seeded random walks; no action, however
+malformed, ends an episode or changes the state."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium", reason="the gym extra (gymnasium) is not installed")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import pypddlengine.gym as pg  # noqa: E402
+from pypddlengine import PDDLError, open_session  # noqa: E402
+from pypddlengine.bundled import bundled_domains, bundled_root, bundled_task, bundled_tasks  # noqa: E402
+
+COSTS_DOMAIN = """(define (domain roads) (:requirements :typing :action-costs)
+  (:types place)
+  (:predicates (at ?p - place) (road ?a ?b - place))
+  (:functions (total-cost) - number (length ?a ?b - place) - number)
+  (:action drive :parameters (?a ?b - place)
+    :precondition (and (at ?a) (road ?a ?b))
+    :effect (and (not (at ?a)) (at ?b) (increase (total-cost) (length ?a ?b)))))"""
+COSTS_PROBLEM = """(define (problem trip) (:domain roads)
+  (:objects home shop work - place)
+  (:init (at home) (road home shop) (road shop work) (road home work)
+         (= (length home shop) 2) (= (length shop work) 3) (= (length home work) 9) (= (total-cost) 0))
+  (:goal (at work)) (:metric minimize (total-cost)))"""
+
+
+def _folder(domain: str) -> dict[str, object]:
+    return {"domain": bundled_root("domains") / f"{domain}.pddl", "problem": bundled_root("problems") / domain}
+
+
+def _checked(env: gymnasium.Env) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # gymnasium's checker reports many problems as warnings only
+        check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("domain", bundled_domains())
+def test_check_env_on_every_bundled_domain_folder(domain: str) -> None:
+    env = gymnasium.make(pg.ENV_ID, **_folder(domain))
+    assert len(env.unwrapped.problems) == len(bundled_tasks(domain))
+    _checked(env)
+
+
+@pytest.mark.parametrize("domain", bundled_domains())
+@pytest.mark.parametrize(("observation", "action_mode"), [("atoms", "discrete"), ("text", "text"), ("vector", "text")])
+def test_check_env_in_every_mode(domain: str, observation: str, action_mode: str) -> None:
+    env = gymnasium.make(pg.task_env_id(bundled_tasks(domain)[0]), observation=observation, action_mode=action_mode)
+    _checked(env)
+
+
+def test_every_bundled_task_is_registered() -> None:
+    for task in bundled_tasks():
+        assert pg.task_env_id(task) in gymnasium.registry
+    env = gymnasium.make("pypddlengine/gripper-p01-v0")
+    assert env.unwrapped.problem_names == ["p01"]
+    assert pg.register_envs() == [pg.task_env_id(t) for t in bundled_tasks()]  # again: harmless
+
+
+def _decode(env: pg.PDDLEnv, obs: np.ndarray) -> set[str]:
+    return {env.atom_names[i] for i in np.flatnonzero(obs[: len(env.atom_names)])}
+
+
+@pytest.mark.parametrize("task", ["blocksworld/p03", "gripper/p02", "logistics/p01", "blocksworld-table/p02"])
+def test_observation_mask_and_rewards_follow_the_session_on_random_walks(task: str) -> None:
+    env = pg.PDDLEnv(task=task, max_steps=None)
+    oracle = open_session(*bundled_task(task), feedback="progress")
+    rng = np.random.default_rng(7)
+    obs, info = env.reset(seed=3)
+    assert info["step"] == 0 and info["problem"] == task.split("/")[1]
+    for step in range(1, 60):
+        assert _decode(env, obs) == set(oracle.state_atoms())
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.shape == (env.action_space.n,)
+        assert [env.action_names[i] for i in np.flatnonzero(mask)] == sorted(
+            oracle.applicable_names(), key=env.action_names.index)
+        assert set(env.valid_actions()) == set(oracle.applicable_names())
+        if rng.random() < 0.3 and not mask.all():  # an inapplicable action: nothing changes
+            bad = int(rng.choice(np.flatnonzero(~mask)))
+            before = obs.copy()
+            obs, reward, terminated, truncated, info = env.step(bad)
+            assert not info["applied"] and reward == -1.0 and not terminated and not truncated
+            assert info["failure"]["code"] == "INAPPLICABLE_ACTION" and info["failure"]["unsatisfied"]
+            assert info["failure"]["unsatisfied"] == oracle.explain(env.action_names[bad]).failure.unsatisfied
+            assert np.array_equal(obs, before)
+            continue
+        choice = int(rng.choice(np.flatnonzero(mask)))
+        obs, reward, terminated, truncated, info = env.step(choice)
+        expected = oracle.execute(env.action_names[choice])
+        assert info["applied"] and info["action"] == expected.action and reward == -1.0
+        assert terminated == expected.goal_reached == info["is_success"]
+        assert info["goals_satisfied"] == len(expected.feedback.goals.satisfied)
+        if terminated:
+            break
+
+
+def test_a_plan_reaches_the_goal_with_the_goal_reward_and_text_actions_parse() -> None:
+    env = pg.PDDLEnv(task="blocksworld/p01", goal_reward=10.0, action_mode="text", observation="text")
+    obs, _ = env.reset(seed=0)
+    assert obs.startswith("goal: (on a b) (on b c)\nstate: ") and "(on c a)" in obs
+    plan = ["(UNSTACK C A)", "(put-down c)", "(pick-up b)", "(stack b c)", "(pick-up a)", "(stack a b)"]
+    total = 0.0
+    for k, action in enumerate(plan, start=1):
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        assert info["applied"] and info["step"] == k and not truncated
+        assert terminated == (k == len(plan))
+    assert total == -6 + 10.0 and info["is_success"] and info["goals_satisfied"] == info["goals_total"] == 2
+    assert "(on a b)" in obs.split("\n")[1]
+
+
+def test_truncated_at_the_step_limit_even_after_invalid_actions() -> None:
+    env = pg.PDDLEnv(task="blocksworld/p01", max_steps=3)
+    env.reset(seed=0)
+    outcomes = [env.step("(stack a a)")[2:4] for _ in range(3)]
+    assert outcomes == [(False, False), (False, False), (False, True)]
+    env.reset()
+    assert env.step(env.action_index("(unstack c a)"))[3] is False
+
+
+@settings(max_examples=150, deadline=None)
+@given(action=st.one_of(st.text(max_size=40), st.integers(), st.binary(max_size=20), st.none(), st.floats()))
+def test_no_action_crashes_an_episode_or_changes_the_state(action: object) -> None:
+    env = _shared_env()
+    obs, _ = env.reset(seed=0)
+    obs2, reward, terminated, truncated, info = env.step(action)
+    if info["applied"]:  # the rare valid text, e.g. '(unstack c a)'
+        assert env.session.plan() == [info["action"]]
+        return
+    assert np.array_equal(obs, obs2) and reward == -1.0 and not terminated and not truncated
+    assert info["failure"]["code"] and info["failure"]["message"]
+    assert env.session.plan() == []
+
+
+_ENV: list[pg.PDDLEnv] = []
+
+
+def _shared_env() -> pg.PDDLEnv:
+    if not _ENV:
+        _ENV.append(pg.PDDLEnv(task="blocksworld/p01"))
+    return _ENV[0]
+
+
+def test_out_of_range_and_foreign_indices_are_reported() -> None:
+    env = pg.PDDLEnv(task="blocksworld/p01")
+    env.reset(seed=0)
+    info = env.step(10_000)[4]
+    assert info["failure"]["code"] == "UNKNOWN_ACTION" and "outside 0..23" in info["failure"]["message"]
+    info = env.step(-1)[4]
+    assert info["failure"]["code"] == "UNKNOWN_ACTION"
+    info = env.step("(fly a)")[4]
+    assert info["failure"]["code"] == "UNKNOWN_ACTION" and not info["applied"]
+
+
+def test_a_folder_is_sampled_per_reset_with_the_seed_and_goals_are_observed() -> None:
+    env = pg.PDDLEnv(**_folder("gripper"))
+    assert env.goal_in_observation and env.observation_space.n == 2 * len(env.atom_names)
+    seen = [env.reset(seed=s)[1]["problem"] for s in range(12)]
+    assert seen == [env.reset(seed=s)[1]["problem"] for s in range(12)]  # reproducible
+    assert len(set(seen)) > 2
+    for name in env.problem_names:
+        obs, info = env.reset(options={"problem": name})
+        assert info["problem"] == name
+        oracle = open_session(*bundled_task(f"gripper/{name}"))
+        n = len(env.atom_names)
+        assert _decode(env, obs) == set(oracle.state_atoms())
+        goal = {env.atom_names[i] for i in np.flatnonzero(obs[n:])}
+        assert goal == set(oracle.goal_status().unsatisfied) | set(oracle.goal_status().satisfied)
+        mask = env.action_masks()
+        assert {env.action_names[i] for i in np.flatnonzero(mask)} == set(oracle.applicable_names())
+    # an action of another problem's objects is reported, not executed
+    env.reset(options={"problem": 0})
+    foreign = next(i for i, name in enumerate(env.action_names) if name not in
+                   set(open_session(*bundled_task("gripper/p01")).task.render_action(a)
+                       for a in env.session.task.actions))
+    info = env.step(foreign)[4]
+    assert info["failure"]["code"] == "UNKNOWN_ACTION" and "does not exist in problem p01" in info["failure"]["message"]
+    with pytest.raises(ValueError, match="no problem 'p99'"):
+        env.reset(options={"problem": "p99"})
+
+
+def test_a_list_of_problem_texts_and_the_atoms_observation() -> None:
+    domain, problem = bundled_task("blocksworld/p01")
+    text = problem.read_text()
+    env = pg.PDDLEnv(domain, [text, text.replace("(on a b) (on b c)", "(on c b)")], observation="atoms")
+    assert env.problem_names == ["problem-0", "problem-1"]
+    obs, _ = env.reset(options={"problem": 1})
+    assert obs["goal"] == ("(on c b)",) and "(on c a)" in obs["state"]
+    assert obs in env.observation_space
+
+
+def test_action_costs_as_rewards() -> None:
+    env = pg.PDDLEnv(COSTS_DOMAIN, COSTS_PROBLEM, reward="cost", goal_reward=1.0)
+    env.reset(seed=0)
+    assert env.step("(drive home shop)")[1] == -2.0
+    obs, reward, terminated, _, info = env.step("(drive shop work)")
+    assert reward == -3.0 + 1.0 and terminated
+    env.reset()
+    assert env.step("(drive home work)")[1] == -9.0 + 1.0
+    unit = pg.PDDLEnv(COSTS_DOMAIN, COSTS_PROBLEM)
+    unit.reset()
+    assert unit.step("(drive home work)")[1] == -1.0
+
+
+def test_heuristic_and_why_not_feedback_in_info() -> None:
+    env = pg.PDDLEnv(task="blocksworld/p01", feedback="full")
+    _, info = env.reset(seed=0)
+    assert info["heuristic"] == "h_ff" and info["distance"] > 0 and info["dead_end"] is False
+    info = env.step("(pick-up a)")[4]
+    assert info["failure"]["unsatisfied"] == ("(clear a)",)
+    assert any("(unstack c a)" in hint for hint in info["failure"]["hints"])
+    info = env.step("(unstack c a)")[4]
+    assert info["relaxed_plan"] and info["distance"] > 0
+    info = env.step("(put-down c)")[4]
+    assert info["distance_change"] is not None
+    plain = pg.PDDLEnv(task="blocksworld/p01", feedback="plain")
+    assert "goals_satisfied" not in plain.reset()[1]
+
+
+def test_render_ansi() -> None:
+    env = pg.PDDLEnv(task="blocksworld/p01", render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert text.startswith("problem p01, step 0\ngoal: (on a b) (on b c)") and "applicable: (pick-up b)" in text
+    assert pg.PDDLEnv(task="blocksworld/p01").render() is None
+
+
+def test_bad_arguments_are_clear_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="unknown observation 'pixels'"):
+        pg.PDDLEnv(task="blocksworld/p01", observation="pixels")
+    with pytest.raises(ValueError, match="unknown action_mode"):
+        pg.PDDLEnv(task="blocksworld/p01", action_mode="continuous")
+    with pytest.raises(ValueError, match="unknown reward"):
+        pg.PDDLEnv(task="blocksworld/p01", reward="sparse")
+    with pytest.raises(ValueError, match="max_steps"):
+        pg.PDDLEnv(task="blocksworld/p01", max_steps=0)
+    with pytest.raises(TypeError, match="task="):
+        pg.PDDLEnv()
+    with pytest.raises(TypeError, match="not both"):
+        pg.PDDLEnv(*bundled_task("blocksworld/p01"), task="blocksworld/p01")
+    with pytest.raises(PDDLError, match="no bundled task"):
+        pg.PDDLEnv(task="blocksworld/p99")
+    with pytest.raises(PDDLError):
+        pg.PDDLEnv("(define (domain d) (:predicates (p))", "(define (problem q) (:domain d) (:goal (p)))")
+    with pytest.raises(ValueError, match="holds no .pddl"):
+        pg.PDDLEnv(bundled_task("blocksworld/p01")[0], tmp_path)
