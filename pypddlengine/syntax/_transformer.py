@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from lark import Token, Transformer
@@ -134,16 +134,17 @@ _FIRST_NAME = re.compile(r"\(\s*([^\s()]+)")
 """The name of the first atom of a run, as spelt."""
 
 
-def _matches(tok: Token, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], Callable[[int], Span]]]:
-    """The pieces of a run token (``pattern`` matches a piece, or a comment
-    between pieces, whose group 1 is then empty): each match with a function
-    giving the span of one of its groups (0: the whole piece)."""
+def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
+    """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
+    atoms with whitespace and comments between them): each one's inner text
+    and its span."""
     value: str = tok.value
     line: int = tok.line  # type: ignore[assignment]
     line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start
     last = 0
-    for m in pattern.finditer(value):
-        if m.group(1) is None:  # a comment between pieces
+    for m in _RUN_PIECE.finditer(value):
+        inner = m.group(1)
+        if inner is None:  # a comment between atoms
             continue
         start = m.start()
         newlines = value.count("\n", last, start)
@@ -151,31 +152,34 @@ def _matches(tok: Token, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[st
             line += newlines
             line_start = value.rfind("\n", last, start) + 1
         last = start
-
-        def span(group: int, m: re.Match[str] = m, line: int = line, line_start: int = line_start) -> Span:
-            return Span(line, m.start(group) - line_start + 1, line, m.end(group) - line_start + 1)
-
-        yield m, span
-
-
-def _run_pieces(tok: Token) -> Iterator[tuple[str, Span]]:
-    """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
-    atoms with whitespace and comments between them): each one's inner text
-    and its span."""
-    for m, span in _matches(tok, _RUN_PIECE):
-        yield m.group(1), span(0)
+        yield inner, Span(line, start - line_start + 1, line, m.end() - line_start + 1)
 
 
 def _split_numeric_run(tok: Token) -> list[NumericFact]:
     """The facts of a NUMERIC_FACTS token (a run of one-line ``(= (f o ...) n)``),
     each with spans for the ``=``, the function term and the number, as the
     structural path gives them (the function term's arguments get theirs
-    from the source when a message needs one, as atoms of a run do)."""
+    from the source when a message needs one, as atoms of a run do). The
+    line bookkeeping is :func:`_run_pieces`' (kept apart: sharing it costs
+    atom runs, the parser's hot loop, a generator level per atom)."""
+    value: str = tok.value
+    line: int = tok.line  # type: ignore[assignment]
+    ls = -tok.column + 1  # type: ignore[operator]
+    last = 0
     facts: list[NumericFact] = []
-    for m, span in _matches(tok, _NUMERIC_PIECE):
+    for m in _NUMERIC_PIECE.finditer(value):
+        if m.group(1) is None:  # a comment between facts
+            continue
+        start = m.start()
+        if value.count("\n", last, start):
+            line += value.count("\n", last, start)
+            ls = value.rfind("\n", last, start) + 1
+        last = start
         parts = m.group(3).lower().split()
-        target = FunctionTerm(parts[0], tuple([_shared_term(p) for p in parts[1:]]), span(2))
-        facts.append(NumericFact(target, Number(parse_number(m.group(4)), span(4)), span(1)))
+        term = Span(line, m.start(2) - ls + 1, line, m.end(2) - ls + 1)
+        target = FunctionTerm(parts[0], tuple([_shared_term(p) for p in parts[1:]]), term)
+        number = Number(parse_number(m.group(4)), Span(line, m.start(4) - ls + 1, line, m.end(4) - ls + 1))
+        facts.append(NumericFact(target, number, Span(line, m.start(1) - ls + 1, line, m.end(1) - ls + 1)))
     return facts
 
 
