@@ -77,16 +77,8 @@ CASES: list[tuple[str, str | bytes, str | bytes | None, str, int, int, str]] = [
     ("negative-cost", d("(and (holding ?x) (not (handempty))))", "(and (holding ?x) (increase (total-cost) -1)))").replace(
         "(holding ?x - block))", "(holding ?x - block)) (:functions (total-cost) - number)"), None,
      "INVALID_COST", 8, 54, "negative"),
-    # issue 25 item 5: a cost that reads total-cost itself needs numeric fluents (it was computed as if static)
-    ("cost-reads-total-cost", d("(and (holding ?x) (not (handempty))))",
-                                "(and (holding ?x) (increase (total-cost) (total-cost))))").replace(
-        "(holding ?x - block))", "(holding ?x - block)) (:functions (total-cost) - number)"), None,
-     "UNSUPPORTED_REQUIREMENT", 8, 32, "numeric fluents"),
-    ("conditional-cost-reads-total-cost", d("(and (holding ?x) (not (handempty))))",
-                                            "(and (holding ?x) (when (clear ?x) (increase (total-cost) (total-cost)))))"
-                                            ).replace("(holding ?x - block))",
-                                                      "(holding ?x - block)) (:functions (total-cost) - number)"), None,
-     "UNSUPPORTED_REQUIREMENT", 8, 49, "numeric fluents"),
+    # issue 25 item 5's costs that read total-cost itself are numeric tasks since issue 20
+    # (tests/unit/test_numeric_semantics.py::test_a_cost_that_reads_total_cost_is_numeric)
     ("empty-file", "", None, "EMPTY_INPUT", 0, 0, "empty"),
     ("only-comments", "; nothing here\n;; at all\n", None, "EMPTY_INPUT", 0, 0, "empty"),
     ("binary-garbage", bytes(range(256)) * 4, None, "BINARY_INPUT", 0, 0, "binary"),

@@ -178,3 +178,18 @@ def test_session_shows_explains_and_undoes_values() -> None:
     result = session.execute("(drain t1)")  # needs p1 closed: it is open
     assert not result.success and "violated for ?p=p1" in result.failure.unsatisfied[0]
     assert session.first_visit() is None
+
+
+def test_a_cost_that_reads_total_cost_is_numeric() -> None:
+    """(increase (total-cost) (total-cost)) doubles the cost so far: the
+    right-hand side reads the state before the step, also inside a when
+    (issue 25 refused it while numeric fluents were unsupported)."""
+    domain = """(define (domain d) (:requirements :action-costs :conditional-effects)
+ (:predicates (p) (q)) (:functions (total-cost) - number)
+ (:action double :parameters () :precondition (and) :effect (and (p) (increase (total-cost) (total-cost))))
+ (:action maybe :parameters () :precondition (and) :effect (and (q) (when (p) (increase (total-cost) (total-cost))))))"""
+    problem = "(define (problem q) (:domain d) (:init (= (total-cost) 1)) (:goal (q)) (:metric minimize (total-cost)))"
+    lifted = load_task(domain, problem)
+    assert lifted.numeric_task and "total-cost" in lifted.fluent_functions
+    report = validate_plan(lifted, ["(maybe)", "(double)", "(double)", "(maybe)"])
+    assert report.valid and report.metric == 8  # 1, 1 (p false), 2, 4, 8
