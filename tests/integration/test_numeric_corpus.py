@@ -1,6 +1,8 @@
 """Every task of the numeric corpus (IPC 2002 numeric tracks, IPC 2023
-numeric track; read by path) parses and checks: no syntax error, no semantic
-error, and warnings only where a file really has a slip."""
+numeric track; read by path) parses and checks (no syntax error, no semantic
+error, and warnings only where a file really has a slip), loads and takes
+random-walk steps (the first task of each domain with both backends; every
+task with --runslow)."""
 
 from __future__ import annotations
 
@@ -49,3 +51,30 @@ def test_every_task_parses_and_checks(domain_name: str) -> None:
         assert errors == [], f"{name}: " + "\n".join(e.render() for e in errors)
         warnings = {(name, w.code) for w in report.warnings}
         assert warnings <= EXPECTED_WARNINGS, f"{name}: " + "\n".join(w.render() for w in report.warnings)
+
+
+def _loads_and_walks(domain_path, problem_path, backend: str) -> None:  # type: ignore[no-untyped-def]
+    from numeric_cases import random_walk
+
+    from pypddlengine import Session
+
+    session = Session(domain_path, problem_path, backend=backend)
+    assert session.lifted.numeric_task and session.state.values
+    steps = random_walk(session, seed=5, steps=10)
+    assert steps, f"{problem_path}: no step could be taken"
+    report = session.validate()
+    assert report.steps_applied == len(steps) and report.failure is None
+
+
+@pytest.mark.parametrize("domain_name", sorted(BY_DOMAIN) or [pytest.param("none", marks=pytest.mark.skip(
+    reason=NUMERIC_CORPUS_REASON))])
+@pytest.mark.parametrize("backend", ["grounded", "lifted"])
+def test_the_first_task_of_each_domain_loads_and_takes_steps(domain_name: str, backend: str) -> None:
+    _, domain_path, problem_path = BY_DOMAIN[domain_name][0]
+    _loads_and_walks(domain_path, problem_path, backend)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", TASKS, ids=[t[0] for t in TASKS])
+def test_every_task_loads_and_takes_steps(task) -> None:  # type: ignore[no-untyped-def]
+    _loads_and_walks(task[1], task[2], "auto")
