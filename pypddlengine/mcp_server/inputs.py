@@ -19,9 +19,9 @@ from ..errors import ErrorCode, PDDLError
 from ..grounding import GroundingOptions, stop_check
 from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
-from ..sources import special_file
 from ..printer import format_condition, format_effect
 from ..session import FeedbackLevel, Session
+from ..sources import special_file
 from ..syntax import parse_domain, parse_problem
 from ..task import natural_key
 from . import models as m

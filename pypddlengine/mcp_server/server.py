@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from .. import __version__
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, GroundingLimitError, PDDLError, counted
+from ..exact import to_json
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
 from ..task import natural_key
@@ -52,7 +53,7 @@ from .errors import (
     one_line,
 )
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
-from .render import View, for_level, number_or_none, reference_failure
+from .render import View, for_level, number_or_none, reference_failure, static_values
 from .store import ServerOptions, SessionEntry, SessionStore
 
 log = logging.getLogger("pypddlengine.mcp")
@@ -325,6 +326,8 @@ def build_server(
                     actions=summarise_actions(session),
                     goal=sorted(session.lifted.goal_parts(), key=natural_key),
                     static_facts=view.atoms(static) if static else None,
+                    values=view.values(session.state),
+                    static_values=static_values(session.lifted) or None,
                     backend=session.backend,
                     backend_note=session.backend_note,
                     ground_actions=None if session.grounded is None else len(session.grounded.actions),
@@ -371,6 +374,7 @@ def build_server(
                 atoms=len(ids),
                 static_included=static or not s.task.static_atoms,
                 state=view.atoms(ids),
+                values=view.values(s.state, include_static=bool(static)),
                 feedback=view.current_feedback(),
             )
 
@@ -442,6 +446,7 @@ def build_server(
         def work() -> m.StepOutcome:
             if entry.attempts_left <= 0:
                 raise ToolFailure(STEP_LIMIT, f"session used all {entry.max_steps} of its execute attempts")
+            before = entry.session.state
             r = entry.session.execute(action)
             if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES and not view.paper:
                 entry.failed_attempts += 1
@@ -458,7 +463,10 @@ def build_server(
                 added=list(r.added) or None,
                 deleted=list(r.deleted) or None,
                 fired_effects=list(r.fired) or None,
+                values_changed=view.values_changed(before, r.state) if r.success else None,
                 state=view.maybe_state(include_state) if r.success or view.paper else None,
+                values=view.values(r.state) if view.maybe_state(include_state) is not None and (
+                    r.success or view.paper) else None,
                 failure=view.failure(r.failure) if r.failure else None,
                 feedback=view.feedback(r.feedback, added=r.added, deleted=r.deleted),
                 attempts_left=entry.attempts_left,
@@ -502,6 +510,7 @@ def build_server(
                 goal_reached=s.is_goal(),
                 discarded_steps=discarded,
                 state=view.maybe_state(include_state),
+                values=view.values(s.state) if view.maybe_state(include_state) is not None else None,
                 counters=entry.counters(),
             )
 
@@ -529,7 +538,9 @@ def build_server(
                 goal_reached=s.is_goal(),
                 added=added,
                 deleted=deleted,
+                values_changed=view.values_changed(before, s.state),
                 state=view.maybe_state(include_state),
+                values=view.values(s.state) if view.maybe_state(include_state) is not None else None,
             )
 
         return _reply(await store.run(entry, work))
@@ -564,6 +575,8 @@ def build_server(
             return m.CheckpointOutcome(
                 name=cp.name if cp else None, step=len(s.history), goal_reached=s.is_goal() if restored else None,
                 added=added, deleted=deleted, state=view.maybe_state(include_state) if restored else None,
+                values_changed=view.values_changed(before, s.state) if restored else None,
+                values=view.values(s.state) if restored and view.maybe_state(include_state) is not None else None,
                 checkpoints=[m.CheckpointInfo(name=c.name, step=c.step) for c in s.checkpoints()])
 
         return _reply(await store.run(entry, work))
@@ -631,6 +644,9 @@ def build_server(
                     step=f.step, action=f.action, code=f.code, message=f.message,
                     unsatisfied=list(f.unsatisfied) or None,
                 ) if f else None,
+                metric=None if report.metric is None else to_json(report.metric),
+                metric_direction=report.metric_direction if report.metric is not None else None,
+                metric_error=report.metric_error,
                 summary=_verdict(report),
             )
         ))
