@@ -334,9 +334,10 @@ def batch(
               help="Block order: the benchmark order (the paper's), or by lama-first plan length (unsolved last).")
 @click.option("--report-only", is_flag=True,
               help="Print the tables of the tasks that have records in --out; run nothing, write nothing.")
-@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|at:SECONDS",
+@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|first-if-exited|at:SECONDS",
               help="Which plan of each seq-sat-lama-2011 run the tables score: the best within the budget (what the "
-              "planner returns), the first it found, or the best found within SECONDS of the start.")
+              "planner returns), the first it found, the first when the planner ended by itself and the best when "
+              "it was stopped at the budget, or the best found within SECONDS of the start.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
 @click.option("--select", "-k", help="Only tasks whose id matches this regular expression (for trials).")
 @click.option("--limit", "-n", type=click.IntRange(min=1), help="Only the first N tasks (for trials).")
