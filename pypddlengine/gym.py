@@ -57,6 +57,7 @@ except ImportError as err:  # pragma: no cover - depends on the installation
 
 from . import ErrorCode, Failure, GroundAction, Session, StepResult, open_session
 from .bundled import bundled_task, bundled_tasks
+from .errors import UnsupportedRequirementError
 from .sources import is_pddl_text
 
 __all__ = ["ENV_ID", "OBSERVATIONS", "PDDLEnv", "register_envs", "task_env_id"]
@@ -75,6 +76,11 @@ class _Problem:
     through here (a thin layer over the public Session and Task API)."""
 
     def __init__(self, name: str, session: Session) -> None:
+        if session.lifted.numeric_task:  # the observation is a vector of atoms: the values would be lost
+            raise UnsupportedRequirementError(
+                f"{name}: PDDLEnv observes atoms only, and this task has numeric fluents that actions change; "
+                "simulate it with pypddlengine's Session (its states carry the values)",
+                details={"feature": "numeric-fluents"})
         self.name = name
         self.session = session
         task = session.task
