@@ -127,8 +127,9 @@ def up_step(domain: str, problem: str) -> dict:
 WORKERS = {f.__name__: f for f in (ours_init, ours_step, fd_translate, up_init, up_step)}
 
 
-def measure(name: str, domain: Path, problem: Path, timeout: float) -> dict:
-    cmd = [sys.executable, __file__, "--worker", name, str(domain), str(problem)]
+def measure(name: str, domain: Path, problem: Path, timeout: float, script: str = __file__) -> dict:
+    """Run worker ``name`` of ``script`` (``--worker name domain problem``) in a fresh process."""
+    cmd = [sys.executable, script, "--worker", name, str(domain), str(problem)]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -38,6 +38,7 @@ from .model import (
     Add,
     And,
     Atom,
+    BinaryExpr,
     Compare,
     Condition,
     Delete,
@@ -51,10 +52,12 @@ from .model import (
     ForallEffect,
     FunctionTerm,
     Imply,
+    Metric,
     Not,
     Number,
     NumericEffect,
     NumericFact,
+    NumExpr,
     ObjectDecl,
     Or,
     Parameter,
@@ -62,16 +65,32 @@ from .model import (
     Problem,
     Term,
     TimedLiteral,
+    UnsupportedConstruct,
     Variable,
     When,
 )
 from .syntax import KNOWN_DOMAIN_SECTIONS, KNOWN_PROBLEM_SECTIONS
 from .usercache import dataclass
 
-__all__ = ["TOTAL_COST", "CheckReport", "PDDLWarning", "axiom_levels", "check", "ensure_valid", "negative_cycle",
-           "term_span"]
+__all__ = ["NUMBER_TYPES", "TOTAL_COST", "TOTAL_TIME", "CheckReport", "PDDLWarning", "axiom_levels", "check",
+           "ensure_valid", "is_action_cost", "negative_cycle", "term_span"]
 
 TOTAL_COST = "total-cost"
+TOTAL_TIME = "total-time"
+"""In a sequential plan, the number of steps (VAL's value); usable in a metric without a declaration."""
+NUMBER_TYPES = ("number", "int", "float")
+"""Result types of numeric functions (``- number``, and the two older spellings)."""
+
+
+def is_action_cost(eff: NumericEffect) -> bool:
+    """Whether ``eff`` is an action cost in the sense of ``:action-costs``:
+    ``(increase (total-cost) e)`` with ``e`` a number or a function term
+    (whose values the checker requires to be static, non-negative costs)."""
+    return (eff.op == "increase" and eff.target.name == TOTAL_COST and not eff.target.terms
+            and isinstance(eff.value, (Number, FunctionTerm)))
+
+
+_is_action_cost = is_action_cost
 
 _SINGLE_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 _SINGLE_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
@@ -150,6 +169,11 @@ class _Checker:
         self.constants: dict[str, tuple[str, ...]] = {}
         self.objects: dict[str, tuple[str, ...]] = {}
         self.action_costs = False
+        self.object_functions: set[str] = set()
+        self.assigned: dict[str, Span | None] = {}
+        """Functions some effect changes (the others are static), with the first such effect."""
+        self.cost_functions: dict[str, Span | None] = {}
+        """Functions read as action costs ``(increase (total-cost) (f ...))``."""
         self._untyped_warned = False
         self.derived: set[str] = {a.predicate for a in domain.axioms}
         self._agree: dict[tuple[tuple[str, ...], tuple[str, ...], bool], bool] = {}
@@ -173,7 +197,7 @@ class _Checker:
         self._sections(d.section_spans, _SINGLE_DOMAIN_SECTIONS, "domain")
         self._requirements(d.requirements)
         for construct in d.unsupported:
-            self._other_section(construct.keyword, construct.span, ":action")
+            self._other_section(construct)
         self._types()
         for const in d.constants:
             self._declare_object(const, self.constants, "constant")
@@ -190,8 +214,9 @@ class _Checker:
                            f"the function '{func.display or func.name}' is declared twice", func.span)
                 continue
             self._parameters(func.parameters, f"function '{func.name}'")
-            if func.result not in ("number", "int", "float"):
+            if func.result not in NUMBER_TYPES:
                 self.feature("object-fluents", func.span)
+                self.object_functions.add(func.name)
             self.functions[func.name] = tuple(p.types for p in func.parameters)
         for axiom in d.axioms:
             self._axiom(axiom)
@@ -214,10 +239,13 @@ class _Checker:
                            f"the {what} has more than one {kind} section", span,
                            hint=f"merge the {kind} sections into one")
 
-    def _other_section(self, keyword: str, span: Span | None, known_hint: str) -> None:
+    def _other_section(self, construct: UnsupportedConstruct) -> None:
+        keyword, span = construct.keyword, construct.span
         feature = _UNSUPPORTED_SECTIONS.get(keyword)
         if feature is not None:
             self.feature(feature, span)
+            if construct.continuous is not None:
+                self.feature("continuous-effects", construct.continuous)
             return
         known = [*_UNSUPPORTED_SECTIONS, *KNOWN_DOMAIN_SECTIONS, *KNOWN_PROBLEM_SECTIONS]
         self.error(PDDLSyntaxError, ErrorCode.UNKNOWN_SECTION, f"unknown section '{keyword}'", span,
@@ -362,8 +390,10 @@ class _Checker:
                 inner = dict(scope)
                 inner.update({v.name: v.types for v in vs})
                 self._condition(body, inner, where, lifted=lifted)
-            case Compare():
+            case Compare(left=left, right=right):
                 self.feature("numeric-fluents", cond.span)
+                self._num_expr(left, scope, lifted=lifted)
+                self._num_expr(right, scope, lifted=lifted)
             case Preference(body=body):
                 self.feature("preferences", cond.span)
                 self._condition(body, scope, where, lifted=lifted)
@@ -395,14 +425,19 @@ class _Checker:
 
     def _numeric_effect(self, eff: NumericEffect, scope: dict[str, tuple[str, ...]]) -> None:
         target, value = eff.target, eff.value
-        if eff.op != "increase" or target.name != TOTAL_COST or target.terms:
+        self.assigned.setdefault(target.name, eff.span)
+        if not _is_action_cost(eff):
             self.feature("numeric-fluents", eff.span)
+            self._function_term(target, scope, lifted=True)
+            self._num_expr(value, scope, lifted=True)
             return
         if TOTAL_COST not in self.functions:
             self.warn(ErrorCode.UNDEFINED_FUNCTION,
                       "'total-cost' is used but not declared in :functions", target.span)
         self.feature("action-costs", eff.span)
         self.action_costs = True
+        if isinstance(value, FunctionTerm):
+            self.cost_functions.setdefault(value.name, eff.span)
         match value:
             case Number(value=v):
                 if v < 0:
@@ -414,20 +449,42 @@ class _Checker:
                 self._refuse_non_static_cost(eff)
 
     def _refuse_non_static_cost(self, eff: NumericEffect) -> None:
-        """The one place that refuses an action cost the engine cannot compute
-        from numbers and static :init values alone: an expression, or a read
-        of ``(total-cost)`` itself (``(increase (total-cost) (total-cost))``
-        would be computed as if static). Both need numeric fluents, reported
-        as that unsupported feature (UNSUPPORTED_REQUIREMENT) at the effect;
-        numeric-fluent support replaces this refusal."""
+        """An action cost that cannot be computed from numbers and static
+        :init values alone, such as a read of ``(total-cost)`` itself
+        (``(increase (total-cost) (total-cost))``), makes the task a numeric
+        one: ``total-cost`` is then a fluent like any other, read in the state
+        before the step (issue 20; before numeric fluents this was refused)."""
         self.feature("numeric-fluents", eff.span)
 
-    def _function_term(self, term: FunctionTerm, scope: dict[str, tuple[str, ...]], *, lifted: bool) -> None:
-        if term.name == TOTAL_COST or term.name not in self.functions:
-            if term.name not in self.functions:
-                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_FUNCTION, f"undefined function '{term.name}'",
-                           term.span, hint=_suggest(term.name, set(self.functions)))
+    def _num_expr(self, expr: NumExpr, scope: dict[str, tuple[str, ...]], *, lifted: bool) -> None:
+        """Check every function term of a numeric expression."""
+        match expr:
+            case FunctionTerm():
+                self._function_term(expr, scope, lifted=lifted, read=True)
+            case BinaryExpr(left=left, right=right):
+                self._num_expr(left, scope, lifted=lifted)
+                if right is not None:
+                    self._num_expr(right, scope, lifted=lifted)
+
+    def _function_term(self, term: FunctionTerm, scope: dict[str, tuple[str, ...]], *, lifted: bool,
+                       read: bool = False) -> None:
+        if term.name.startswith("?"):  # "(= (f ?x) ?y)": a variable where a number is needed
+            self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
+                       f"the variable '{term.name}' stands for an object, not a number", term.span,
+                       hint="compare objects with (= ?x ?y); numeric terms are numbers or (function args ...)")
             return
+        if term.name not in self.functions:
+            if term.name == TOTAL_COST:
+                return  # the checker warns where it is increased
+            hint = _suggest(term.name, set(self.functions))
+            if hint is None and not term.terms and (term.name in self.objects or term.name in self.constants):
+                hint = f"'{term.name}' is an object; a function term is written '(name args ...)'"
+            self.error(PDDLSemanticError, ErrorCode.UNDEFINED_FUNCTION, f"undefined function '{term.name}'",
+                       term.span, hint=hint or "declare it in :functions")
+            return
+        if read and term.name in self.object_functions:
+            self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
+                       f"the function '{term.name}' has object values, so it cannot be used as a number", term.span)
         expected = self.functions[term.name]
         if len(expected) != len(term.terms):
             self.error(PDDLSemanticError, ErrorCode.ARITY_MISMATCH,
@@ -519,12 +576,19 @@ class _Checker:
         kinds = {kind for kind, _ in p.section_spans}
         self._sections(p.section_spans, _SINGLE_PROBLEM_SECTIONS, "problem")
         for construct in p.unsupported:
-            self._other_section(construct.keyword, construct.span, ":init")
+            self._other_section(construct)
         for section in (":domain", ":init", ":goal"):
             if section not in kinds:
                 self.error(PDDLSyntaxError, ErrorCode.MISSING_SECTION,
                            f"the problem has no {section} section", p.span)
-        if ":domain" in kinds and p.domain_name != self.domain.name:
+        if ":domain" in kinds and p.domain_name != self.domain.name and \
+                p.domain_name.replace("_", "-") == self.domain.name.replace("_", "-"):
+            # VAL and the planners do not compare the names; a '-'/'_' slip (IPC 2023 fo-sailing's
+            # pfile19 names 'sailing-ln' for 'sailing_ln') is reported, not refused
+            self.warn(ErrorCode.DOMAIN_MISMATCH,
+                      f"the problem names domain '{p.domain_name}', but the domain is '{self.domain.name}' "
+                      "(the names differ only in '-' and '_'; accepted)", p.domain_span)
+        elif ":domain" in kinds and p.domain_name != self.domain.name:
             self.error(PDDLSemanticError, ErrorCode.DOMAIN_MISMATCH,
                        f"the problem is for domain '{p.domain_name}', but the domain is '{self.domain.name}'",
                        p.domain_span, hint="check that the domain and problem files belong together")
@@ -543,6 +607,7 @@ class _Checker:
                 continue
             self._declare_object(obj, self.objects, "object")
         negatives = 0
+        initial_values: dict[tuple[str, tuple[str, ...]], Span | None] = {}
         for fact in p.init:
             match fact:
                 case Atom(predicate=name) if name in self.derived:
@@ -552,9 +617,23 @@ class _Checker:
                 case Atom():
                     self._atom(fact, {}, ":init", lifted=False)
                 case NumericFact(target=target):
-                    if target.name == TOTAL_COST and not target.terms:
+                    if target.name == TOTAL_COST and not target.terms and TOTAL_COST not in self.functions:
+                        continue
+                    if target.name not in self.functions:
+                        # nothing can read it (every read is checked against :functions), so it is
+                        # harmless; IPC 2023 markettrader sets (fuel-used) and (fuel) this way
+                        self.warn(ErrorCode.UNDEFINED_FUNCTION,
+                                  f"{target} has an initial value, but '{target.name}' is not declared in the "
+                                  "domain's :functions; the value is ignored", fact.span)
                         continue
                     self._function_term(target, {}, lifted=False)
+                    key = (target.name, tuple(t.name for t in target.terms))
+                    first = initial_values.setdefault(key, fact.span)
+                    if first is not fact.span:
+                        where = f" (first at line {first.line})" if first is not None else ""
+                        self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                                   f"{target} is given an initial value twice{where}", fact.span,
+                                   hint="keep one '(= ...)' per function term")
                 case Not(operand=atom):
                     negatives += 1
                     if isinstance(atom, Atom):
@@ -567,19 +646,41 @@ class _Checker:
         if p.goal is not None:
             self._condition(p.goal, {}, "goal", lifted=False)
         if p.metric is not None:
-            expr = p.metric.expression
-            if isinstance(expr, FunctionTerm) and expr.name == TOTAL_COST and not expr.terms \
-                    and p.metric.direction == "minimize":
-                pass
-            elif isinstance(expr, FunctionTerm) and expr.name == "total-time" and not expr.terms:
-                self.warn("METRIC_IGNORED", "the metric 'total-time' is ignored; plans are sequential",
-                          p.metric.span)
-            else:
-                self.feature("numeric-fluents", p.metric.span)
+            self._metric(p.metric)
+
+    def _metric(self, metric: Metric) -> None:
+        """``total-cost`` minimised is action costs; ``total-time`` alone is
+        the number of steps of a sequential plan (VAL's value); any other
+        expression is a numeric metric. ``(is-violated p)`` is PDDL 3."""
+        expr = metric.expression
+        if isinstance(expr, FunctionTerm) and not expr.terms and expr.name in (TOTAL_COST, TOTAL_TIME):
+            if expr.name == TOTAL_COST and metric.direction != "minimize":
+                self.feature("numeric-fluents", metric.span)
+            return
+
+        def walk(e: NumExpr) -> None:
+            match e:
+                case FunctionTerm(name="is-violated") if "is-violated" not in self.functions:
+                    self.feature("preferences", e.span)
+                case FunctionTerm(name=name, terms=()) if name in (TOTAL_TIME, TOTAL_COST) \
+                        and name not in self.functions:
+                    pass
+                case FunctionTerm():
+                    self._function_term(e, {}, lifted=False, read=True)
+                case BinaryExpr(left=left, right=right):
+                    walk(left)
+                    if right is not None:
+                        walk(right)
+
+        self.feature("numeric-fluents", metric.span)
+        walk(expr)
 
     # ------------------------------------------------------------------ result
 
     def report(self) -> CheckReport:
+        for name, span in self.cost_functions.items():
+            if name in self.assigned:  # a cost that changes is a numeric fluent, not an action cost
+                self.feature("numeric-fluents", self.assigned[name])
         unsupported: list[PDDLError] = []
         for name, (span, source) in self.features.items():
             if name in SUPPORTED_FEATURES:
@@ -590,7 +691,8 @@ class _Checker:
                     span=span,
                     source=source,
                     hint="pypddlengine supports STRIPS and ADL (typing, negative and disjunctive conditions, "
-                    "quantifiers, equality, conditional effects), derived predicates and action costs",
+                    "quantifiers, equality, conditional effects), derived predicates, action costs and numeric "
+                    "fluents (PDDL 2.1 level 2)",
                     details={"feature": name, "requirement": FEATURE_INFO.get(name, ("", ""))[0]},
                 )
             )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from .errors import NumericError
 from .heuristics import INF, relaxed_task
 from .task import GroundAction, State, StepSpace, Task
 from .usercache import dataclass
@@ -71,7 +72,10 @@ def breadth_first_search(
     while queue and goal is None:
         state = queue.popleft()
         for action in task.applicable(state):
-            succ = action.apply(state)
+            try:
+                succ = action.apply(state)
+            except NumericError:  # a numeric effect that cannot be executed: no successor
+                continue
             if succ in parent:
                 continue
             parent[succ] = (state, action)

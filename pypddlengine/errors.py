@@ -24,6 +24,7 @@ __all__ = [
     "FeatureUnavailableError",
     "GroundingLimitError",
     "InputTooLargeError",
+    "NumericError",
     "ObservationRuleError",
     "PDDLError",
     "PDDLSemanticError",
@@ -75,6 +76,8 @@ class ErrorCode:
     INVALID_EFFECT = "INVALID_EFFECT"
     INVALID_COST = "INVALID_COST"
     UNDEFINED_FUNCTION_VALUE = "UNDEFINED_FUNCTION_VALUE"
+    DIVISION_BY_ZERO = "DIVISION_BY_ZERO"
+    NUMERIC_EFFECT_CONFLICT = "NUMERIC_EFFECT_CONFLICT"
     UNSTRATIFIABLE_AXIOMS = "UNSTRATIFIABLE_AXIOMS"
     # grounding
     GROUNDING_LIMIT = "GROUNDING_LIMIT"
@@ -265,6 +268,16 @@ class InputTooLargeError(PDDLError):
     """An input is larger than the configured limit."""
 
     default_code = ErrorCode.INPUT_TOO_LARGE
+
+
+class NumericError(PDDLError):
+    """A numeric expression cannot be evaluated where a step, a goal or the
+    metric reads it: a function term without a value (``UNDEFINED_FUNCTION_VALUE``,
+    VAL's rule: an error where it is read, never a silent 0) or a division by
+    zero (``DIVISION_BY_ZERO``). The span points at the term or the operator
+    in the domain or problem; ``details`` names the ground term."""
+
+    default_code = ErrorCode.UNDEFINED_FUNCTION_VALUE
 
 
 class ActionReferenceError(PDDLError):

@@ -72,6 +72,8 @@ SUPPORTED_REQUIREMENTS = frozenset(
         ":conditional-effects",
         ":adl",
         ":derived-predicates",
+        ":numeric-fluents",
+        ":fluents",
     }
 )
 
@@ -96,6 +98,7 @@ FEATURE_INFO: dict[str, tuple[str, str]] = {
     "object-fluents": (":object-fluents", "object-valued functions"),
     "derived-predicates": (":derived-predicates", "derived predicates (':derived')"),
     "durative-actions": (":durative-actions", "durative actions (':durative-action')"),
+    "continuous-effects": (":continuous-effects", "continuous effects ('#t' in a durative action)"),
     "timed-initial-literals": (":timed-initial-literals", "timed initial literals ('(at t ...)' in :init)"),
     "preferences": (":preferences", "preferences ('preference')"),
     "constraints": (":constraints", "state-trajectory constraints (':constraints')"),
@@ -114,6 +117,7 @@ SUPPORTED_FEATURES = frozenset(
         "conditional-effects",
         "universal-effects",
         "derived-predicates",
+        "numeric-fluents",
     }
 )
 

@@ -189,6 +189,12 @@ def _all_steps(n: int) -> str:
 def _describe(name: str, report: Any) -> str:
     if report.valid:
         cost = "" if report.unit_cost else f", cost {report.cost:g}"
+        if report.metric is not None:  # VAL's "Final value"
+            from .exact import to_text
+
+            cost += f", metric {to_text(report.metric)} ({report.metric_direction})"
+        elif report.metric_error is not None:
+            cost += f"; the metric cannot be evaluated: {report.metric_error}"
         return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
     lines = []
     if report.failure is not None:

@@ -44,26 +44,39 @@ from typing import TypeVar
 
 from .errors import ErrorCode, GroundingLimitError, SourceFile, Span
 from .gcpause import paused_gc
-from .lifted import AtomKey, LiftedTask, Schema, Template
-from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or, Parameter
+from .lifted import AtomKey, LiftedTask, Schema, Template, quantified_size
+from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, Or, Parameter
 from .normalise import free_variables
 from .step import (
     FALSE,
     TRUE,
-    AdlAction,
     Formula,
     GroundAction,
     GroundAxiom,
+    action_class,
     action_source,
+    attach,
     encode,
     general_parts,
+    numeric_condition,
 )
 from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
 from .usercache import dataclass
 
-__all__ = ["DEFAULT_OPTIONS", "GroundingEstimate", "GroundingOptions", "check_estimate", "estimate_grounding", "ground",
-           "check_lifted", "check_quantifiers", "ground_brute_force", "quantified_size", "stop_check"]
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "GroundingEstimate",
+    "GroundingOptions",
+    "check_estimate",
+    "check_lifted",
+    "check_quantifiers",
+    "estimate_grounding",
+    "ground",
+    "ground_brute_force",
+    "quantified_size",
+    "stop_check",
+]
 
 T = TypeVar("T")
 
@@ -349,8 +362,7 @@ class _General:
             step()
             cond, effects = general_parts(lifted, act.schema, act.args, self._encode, g.ids.__getitem__,
                                           self.pending.get(act.id, ()), step)
-            act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
-            act.effects = effects  # type: ignore[attr-defined]
+            attach(act, lifted, cond, effects)
         stratum_of = {schema.id: k for k, stratum in enumerate(lifted.axiom_strata) for schema in stratum}
         strata: list[list[GroundAxiom]] = [[] for _ in lifted.axiom_strata]
         for ax in g.axioms:
@@ -391,6 +403,8 @@ def possible(lifted: LiftedTask, static: frozenset[int], cond: Condition, b: dic
             return any(possible(lifted, static, body, e, step) for e in _stepped(lifted._extend(b, vs), step))
         case Forall(variables=vs, body=body):
             return all(possible(lifted, static, body, e, step) for e in _stepped(lifted._extend(b, vs), step))
+        case Compare() | Not(operand=Compare()):  # decided when it reads static terms only, else possible
+            return numeric_condition(lifted, cond, b) != FALSE
     raise TypeError(f"not a normalised condition: {cond!r}")
 
 
@@ -467,7 +481,7 @@ class _Grounder:
             "always": self.always,
             "limit": self.options.max_actions,
             "too_many": self.too_many,
-            "GroundAction": GroundAction if self.general is None else AdlAction,
+            "GroundAction": action_class(self.lifted),
             "schema": schema,
             "axioms": self.axioms,
             "cost_of": lambda a, s=schema: self.lifted.action_cost(s.instantiate(a)),
@@ -715,25 +729,6 @@ def check_quantifiers(lifted: LiftedTask, options: GroundingOptions = DEFAULT_OP
                                schema.decl.span, lifted.domain.source, " for each instance")
     _check_quantifiers(lifted, options, "the goal's quantifiers", lifted.goal_residual, (), None, lifted.problem.source,
                        "")
-
-
-def quantified_size(lifted: LiftedTask, cond: Condition | None, variables: tuple[Parameter, ...] = ()) -> int:
-    """The bindings that evaluating the NNF condition ``cond`` (under every
-    binding of the effect variables ``variables``) enumerates for one
-    instance: a literal counts 1, a conjunction or disjunction the sum of its
-    parts, a quantifier the product of its variables' domains times its
-    body, so nested quantifiers multiply."""
-
-    def size(c: Condition) -> int:
-        match c:
-            case And(parts=ps) | Or(parts=ps):
-                return sum(size(p) for p in ps)
-            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
-                return math.prod(len(lifted._domain_of(v.types)) for v in vs) * size(body)
-        return 1
-
-    outer = math.prod(len(lifted._domain_of(v.types)) for v in variables)
-    return outer * (1 + (size(cond) if cond is not None else 0)) if variables else (size(cond) if cond else 0)
 
 
 def _check_quantifiers(lifted: LiftedTask, options: GroundingOptions, what: str, cond: Condition | None,

@@ -55,7 +55,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the installation
     raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
 
-from . import ErrorCode, Failure, GroundAction, Session, StepResult, open_session
+from . import ErrorCode, Failure, GroundAction, Session, StepResult, UnsupportedRequirementError, open_session
 from .bundled import bundled_task, bundled_tasks
 from .sources import is_pddl_text
 
@@ -75,6 +75,11 @@ class _Problem:
     through here (a thin layer over the public Session and Task API)."""
 
     def __init__(self, name: str, session: Session) -> None:
+        if session.lifted.numeric_task:  # the observation is a vector of atoms: the values would be lost
+            raise UnsupportedRequirementError(
+                f"{name}: PDDLEnv observes atoms only, and this task has numeric fluents that actions change; "
+                "simulate it with pypddlengine's Session (its states carry the values)",
+                details={"feature": "numeric-fluents"})
         self.name = name
         self.session = session
         task = session.task

@@ -20,25 +20,27 @@ from types import CodeType
 from typing import Any
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
-from .grounding import quantified_size
 from .joins import JoinStats, Relations, join_source, namespace
-from .lifted import AtomKey, LiftedTask, Schema
+from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
     FALSE,
     TRUE,
-    AdlAction,
     Derive,
     Formula,
     GroundAction,
     GroundAxiom,
     State,
     UndefinedCost,
+    action_class,
     action_source,
+    attach,
     axiom_fires,
     encode,
+    freeze,
     general_parts,
     initial_state,
+    thaw,
     tuple_source,
 )
 from .task import StepSpace
@@ -84,7 +86,7 @@ class LazyTask(StepSpace):
         if lifted.goal_residual is not None:
             self.goal_cond = encode(lifted, lifted.goal_residual, {}, self._atom)
         self.axioms: LiftedAxioms | None = LiftedAxioms(self) if lifted.axiom_schemas else None
-        self.init = initial_state(init)
+        self.init = initial_state(init, lifted.initial_values if lifted.numeric_task else None)
         if self.axioms is not None:
             self.init = self.axioms(self.init)
 
@@ -115,7 +117,7 @@ class LazyTask(StepSpace):
         ns: dict[str, Any] = {
             "ids": self.atom_ids, "atoms": self.atoms, "append": self.atoms.append, "init": self.lifted.init,
             "schema": schema,
-            "Action": AdlAction if self.general is not None else GroundAction, "GroundAxiom": GroundAxiom,
+            "Action": action_class(self.lifted), "GroundAxiom": GroundAxiom,
             "new_id": self._ids.__next__,
             "cost_of": lambda a, s=schema: self._cost(s, a),
         }
@@ -143,8 +145,7 @@ class LazyTask(StepSpace):
             if cond == FALSE:
                 act = None
             else:
-                act.cond = None if cond == TRUE else cond
-                act.effects = effects
+                attach(act, self.lifted, cond, effects)
                 act.derive = self.axioms
         cache = self._cache
         if len(cache) >= CACHE_LIMIT:
@@ -366,9 +367,9 @@ class LiftedAxioms(Derive):
         return self.task.derived_atoms
 
     def __call__(self, state: State | set[int]) -> State:
-        cur = set(state)
+        cur = thaw(state)  # a numeric state keeps its values (rules may compare them)
         self.update(cur)
-        out = frozenset(cur)
+        out = freeze(cur)
         joins = self.task.joins()
         if joins.source is None and joins.ids == cur:
             joins.source = out

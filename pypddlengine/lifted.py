@@ -20,18 +20,22 @@ which evaluate conditions on atom keys with :meth:`LiftedTask.holds` to say
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
+from fractions import Fraction
 from typing import Any
 
-from .checker import TOTAL_COST, CheckReport, axiom_levels, ensure_valid, negative_cycle
-from .errors import ActionReferenceError, ErrorCode, PDDLSemanticError, counted
+from .checker import TOTAL_COST, TOTAL_TIME, CheckReport, axiom_levels, ensure_valid, negative_cycle
+from .errors import ActionReferenceError, ErrorCode, GroundingLimitError, NumericError, PDDLSemanticError, counted
+from .exact import Value, approx, normal, to_text
 from .model import (
     OBJECT_TYPE,
     ActionDecl,
     ActionRef,
     And,
     Atom,
+    Compare,
     Condition,
     Constant,
     DerivedDecl,
@@ -42,7 +46,9 @@ from .model import (
     FunctionTerm,
     Not,
     Number,
+    NumericEffect,
     NumericFact,
+    NumExpr,
     Or,
     Parameter,
     Problem,
@@ -56,13 +62,17 @@ from .normalise import (
     split,
     substitute,
 )
+from .numeric import CONST, FLUENT, UNDEFINED, GExpr, Lookup, compare, deficit, ground, interpret, term_text
 from .printer import format_condition
 from .usercache import dataclass
 
-__all__ = ["AtomKey", "Instance", "LiftedTask", "Schema", "compile_task"]
+__all__ = ["AtomKey", "Instance", "Keys", "LiftedTask", "Schema", "compile_task", "quantified_size"]
 
 AtomKey = tuple[int, ...]
 Template = tuple[int, tuple[int, ...]]
+
+MAX_ASSIGNED_TERMS = 1_000_000
+"""Ground terms of one function that an ``assign`` effect may give a value (each gets a place in every state)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +119,8 @@ class Schema:
     """The top-level literals of the precondition (as ``pre``/``neg``/``eq``/``neq``)."""
     axiom: DerivedDecl | None = None
     """For an axiom rule (``LiftedTask.axiom_schemas``): the axiom; ``add`` is its head."""
+    numeric: tuple[NumericEffect, ...] = ()
+    """The unconditional numeric effects of a numeric task (``total-cost`` increases included)."""
     _parts: Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]] = field(
         init=False, repr=False, compare=False
     )
@@ -128,7 +140,7 @@ class Schema:
     @property
     def general(self) -> bool:
         """Whether the schema needs more than the STRIPS fast path."""
-        return self.residual is not None or bool(self.rules)
+        return self.residual is not None or bool(self.rules) or bool(self.numeric)
 
     def binding(self, args: tuple[int, ...]) -> dict[str, int]:
         return dict(zip(self.params, args, strict=True))
@@ -167,6 +179,17 @@ def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any
 
 MAX_REMEMBERED_STEPS = 1 << 18
 """How many distinct ground steps :meth:`LiftedTask.step` keeps (then it starts afresh)."""
+
+
+class Keys(set):  # type: ignore[type-arg]
+    """The atom keys of a state, with its numeric ``values`` (what the
+    explanations of a numeric task read, see :meth:`LiftedTask.compare`)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, keys: Iterable[AtomKey], values: tuple[Value | None, ...] | list[Value | None]) -> None:
+        super().__init__(keys)
+        self.values = values
 
 
 class LiftedTask:
@@ -229,7 +252,7 @@ class LiftedTask:
 
         # -------------------------------------------------------------- problem facts
         init: set[AtomKey] = set()
-        numeric: dict[tuple[str, tuple[int, ...]], int | float] = {}
+        numeric: dict[tuple[str, tuple[int, ...]], Value] = {}
         for fact in problem.init:
             if isinstance(fact, Atom):
                 init.add(self._ground_key(fact))
@@ -237,6 +260,7 @@ class LiftedTask:
                 numeric[(fact.target.name, tuple(index[t.name] for t in fact.target.terms))] = fact.value.value
         self.init: frozenset[AtomKey] = frozenset(init)
         self.numeric = numeric
+        self._numeric_fluents(domain, report)
         goal_pos: list[AtomKey] = []
         goal_neg: list[AtomKey] = []
         goal_static_false: list[str] = []
@@ -256,7 +280,10 @@ class LiftedTask:
         self.goal_pos: tuple[AtomKey, ...] = tuple(dict.fromkeys(goal_pos))
         self.goal_neg: tuple[AtomKey, ...] = tuple(dict.fromkeys(goal_neg))
         self.goal_static_false: tuple[str, ...] = tuple(goal_static_false)
-        self.uses_action_costs = report.uses_action_costs
+        self.uses_action_costs = report.uses_action_costs and not self.numeric_task
+        """Whether steps cost their ``total-cost`` increase. Not in a numeric task: there
+        ``total-cost`` is a fluent like any other (its increases may depend on the state)
+        and the plan's quality is its metric, so a step costs 1."""
 
         # -------------------------------------------------------------- schemas and axioms
         self.schemas: tuple[Schema, ...] = tuple(
@@ -281,6 +308,126 @@ class LiftedTask:
         """Code the backends generate from this task, kept for the next backend built on it."""
 
     # ------------------------------------------------------------------ building
+
+    def _numeric_fluents(self, domain: Domain, report: CheckReport) -> None:
+        """The values vector of a numeric task: which ground function terms
+        change (fluents: their function is the target of some effect) and
+        their ids, in a deterministic order: the initial values first (as
+        written), then every type-consistent term of a function some
+        ``assign`` sets (only these can get a value later; reading or
+        increasing any other term is an error where it happens)."""
+        self.numeric_task: bool = "numeric-fluents" in report.features
+        """Whether states carry numeric values (see :mod:`pypddlengine.step`)."""
+        self.function_index: dict[str, int] = {f.name: i for i, f in enumerate(domain.functions)}
+        self.function_display: dict[str, str] = {f.name: f.display or f.name for f in domain.functions}
+        assigned: dict[str, None] = {}
+        assign_targets: dict[str, None] = {}
+        for ne in self._effects:
+            for eff in (*ne.numeric, *(e for rule in ne.rules for e in rule.numeric)):
+                assigned[eff.target.name] = None
+                if eff.op == "assign":
+                    assign_targets[eff.target.name] = None
+        if self.numeric_task and TOTAL_COST not in self.function_index and TOTAL_COST in assigned:
+            self.function_index[TOTAL_COST] = len(self.function_index)  # used undeclared, as IPC files do
+            self.function_display[TOTAL_COST] = TOTAL_COST
+        self.fluent_functions: frozenset[str] = frozenset(assigned) if self.numeric_task else frozenset()
+        """Functions some effect changes; the others are static and folded into constants."""
+        terms: dict[tuple[str, tuple[int, ...]], None] = {}
+        for key in self.numeric:
+            if key[0] in self.fluent_functions:
+                terms[key] = None
+        if TOTAL_COST in self.fluent_functions and (TOTAL_COST, ()) not in terms:
+            terms[(TOTAL_COST, ())] = None  # implicitly 0, as Fast Downward and VAL take it
+        decls = {f.name: f for f in domain.functions}
+        for name in assign_targets:
+            decl = decls.get(name)
+            if decl is None or not self.numeric_task:
+                continue
+            domains = [self._domain_of(p.types) for p in decl.parameters]
+            if math.prod(len(d) for d in domains) > MAX_ASSIGNED_TERMS:
+                raise GroundingLimitError(
+                    f"the function '{name}' is assigned by an effect and has more than {MAX_ASSIGNED_TERMS:,} "
+                    "ground terms", code=ErrorCode.GROUNDING_LIMIT, span=decl.span, source=domain.source,
+                    details={"limit": MAX_ASSIGNED_TERMS, "kind": "numeric terms"})
+            for combo in itertools.product(*domains):
+                terms.setdefault((name, combo), None)
+        self.fluent_terms: tuple[tuple[str, tuple[int, ...]], ...] = tuple(terms)
+        """``fluent_terms[i]`` is the ground function term of value ``i`` of a state."""
+        self.fluent_ids: dict[tuple[str, tuple[int, ...]], int] = {t: i for i, t in enumerate(self.fluent_terms)}
+        self.initial_values: tuple[Value | None, ...] = tuple(
+            self.numeric.get(t, 0 if t == (TOTAL_COST, ()) else None) for t in self.fluent_terms)
+        """The values of the fluent terms in the initial state (``None``: undefined)."""
+
+    def fluent(self, name: str, args: tuple[int, ...]) -> GExpr:
+        """The ground form of function term ``(name args)``: a fluent's id, a
+        static term's value, or undefined (see :func:`pypddlengine.numeric.ground`)."""
+        key = (name, args)
+        if name in self.fluent_functions:
+            i = self.fluent_ids.get(key)
+            if i is not None:
+                return (FLUENT, i)
+        else:
+            value = self.numeric.get(key)
+            if value is not None:
+                return (CONST, value)
+        return (UNDEFINED, term_text(name, args, self.object_display))
+
+    def ground_expr(self, expr: NumExpr, binding: dict[str, int]) -> GExpr:
+        """The ground form of a model expression under ``binding`` (static terms folded)."""
+        return ground(expr, binding, self.object_index, self.fluent)
+
+    def value_lookup(self, values: tuple[Value | None, ...] | list[Value | None]) -> Lookup:
+        """``lookup(name, args)`` reading fluent terms from ``values`` and static terms from the problem."""
+        ids, numeric, fluent = self.fluent_ids, self.numeric, self.fluent_functions
+
+        def lookup(name: str, args: tuple[int, ...]) -> Value | None:
+            if name in fluent:
+                i = ids.get((name, args))
+                return None if i is None else values[i]
+            return numeric.get((name, args))
+
+        return lookup
+
+    def render_static_values(self) -> list[str]:
+        """``(distance a b) = 7`` for each initial value of a static function (sorted)."""
+        static = [(k, v) for k, v in self.numeric.items()
+                  if k[0] in self.function_index and k[0] not in self.fluent_functions]
+        return sorted(f"{term_text(self.function_display.get(name, name), args, self.object_display)} = {to_text(v)}"
+                      for (name, args), v in static)
+
+    def metric_value(self, values: tuple[Value | None, ...] | list[Value | None], steps: int,
+                     cost: int | float | Value = 0) -> Value | None:
+        """The value of the problem's ``:metric`` expression after a plan of
+        ``steps`` steps ending with fluent ``values``: ``total-time`` is the
+        number of steps (VAL's value for a sequential plan) and, in a task
+        without numeric fluents, ``total-cost`` is the plan's action cost.
+        Raises :class:`NumericError` (located in the problem) when the
+        expression reads an undefined value or divides by zero."""
+        metric = self.problem.metric
+        if metric is None:
+            return None
+        lookup = self.value_lookup(values)
+
+        def read(name: str, args: tuple[int, ...]) -> Value | None:
+            if not args and name == TOTAL_TIME and name not in self.function_index:
+                return steps
+            if not args and name == TOTAL_COST and not self.numeric_task:
+                return normal(cost) if not isinstance(cost, float) else normal(Fraction(cost))
+            return lookup(name, args)
+
+        return interpret(metric.expression, {}, read, self.object_display, self.object_index, self.problem.source)
+
+    def render_values(self, values: tuple[Value | None, ...] | list[Value | None],
+                      ids: Iterable[int] | None = None) -> list[str]:
+        """``(fuel t1) = 12.5`` for each fluent (or each of ``ids``) with a value."""
+        out = []
+        for i in range(len(values)) if ids is None else ids:
+            value = values[i]
+            if value is not None:
+                name, args = self.fluent_terms[i]
+                out.append(f"{term_text(self.function_display.get(name, name), args, self.object_display)} = "
+                           f"{to_text(value)}")
+        return out
 
     def _ground_key(self, atom: Atom) -> AtomKey:
         return (self.predicate_index[atom.predicate], *[self.object_index[t.name] for t in atom.terms])
@@ -347,6 +494,7 @@ class LiftedTask:
             rules=effect.rules,
             literals=tuple(literals),
             axiom=axiom,
+            numeric=effect.numeric if self.numeric_task else (),
         )
 
     def _stratify(self, domain: Domain) -> tuple[tuple[Schema, ...], ...]:
@@ -563,7 +711,39 @@ class LiftedTask:
                 return any(self.holds(body, b, state) for b in self._extend(binding, vs))
             case Forall(variables=vs, body=body):
                 return all(self.holds(body, b, state) for b in self._extend(binding, vs))
+            case Compare() | Not(operand=Compare()):
+                return self.compare(cond, binding, state)[0]
         raise TypeError(f"not a normalised condition: {cond!r}")
+
+    def compare(self, cond: Compare | Not, binding: dict[str, int], state: frozenset[AtomKey] | set[AtomKey]
+                ) -> tuple[bool, str]:
+        """Whether a numeric comparison (or the negation of an ``=``) holds in
+        ``state`` (a :class:`Keys` with values), and why not: both sides'
+        values and how far apart they are, or what could not be read."""
+        negated = isinstance(cond, Not)
+        cmp: Compare = cond.operand if negated else cond  # type: ignore[assignment]
+        values = getattr(state, "values", None)
+        if values is None:
+            return False, "no numeric values in this state"
+        lookup = self.value_lookup(values)
+        try:
+            left = interpret(cmp.left, binding, lookup, self.object_display, self.object_index)
+            right = interpret(cmp.right, binding, lookup, self.object_display, self.object_index)
+        except NumericError as err:
+            return False, err.message
+        holds = compare(cmp.op, left, right) != negated
+        if holds:
+            return True, ""
+        sides = f"left side {approx(left)}, right side {approx(right)}"
+        if negated:
+            return False, f"{sides}: they are equal"
+        gap = approx(deficit(cmp.op, left, right))
+        why = {
+            ">=": f"short by {gap}", "<=": f"over by {gap}", "=": f"off by {gap}",
+            ">": f"short by {gap}" if left != right else "equal, but it must be greater",
+            "<": f"over by {gap}" if left != right else "equal, but it must be less",
+        }[cmp.op]
+        return False, f"{sides}: {why}"
 
     def _extend(self, binding: dict[str, int], variables: tuple[Parameter, ...]) -> Iterator[dict[str, int]]:
         names = [v.name for v in variables]
@@ -602,6 +782,8 @@ class LiftedTask:
                     out.append(f"{text} (violated for {shown}{more})")
                 case Exists():
                     out.append(f"{text} (no object satisfies it)")
+                case Compare() | Not(operand=Compare()):
+                    out.append(f"{text} ({self.compare(part, binding, state)[1]})")
                 case _:
                     out.append(text)
         return out
@@ -631,3 +813,22 @@ def compile_task(domain: Domain, problem: Problem) -> LiftedTask:
     """Check ``domain`` and ``problem`` (raising the first error) and compile them."""
     report = ensure_valid(domain, problem)
     return LiftedTask(domain, problem, report)
+
+
+def quantified_size(lifted: LiftedTask, cond: Condition | None, variables: tuple[Parameter, ...] = ()) -> int:
+    """The bindings that evaluating the NNF condition ``cond`` (under every
+    binding of the effect variables ``variables``) enumerates for one
+    instance: a literal counts 1, a conjunction or disjunction the sum of its
+    parts, a quantifier the product of its variables' domains times its
+    body, so nested quantifiers multiply."""
+
+    def size(c: Condition) -> int:
+        match c:
+            case And(parts=ps) | Or(parts=ps):
+                return sum(size(p) for p in ps)
+            case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
+                return math.prod(len(lifted._domain_of(v.types)) for v in vs) * size(body)
+        return 1
+
+    outer = math.prod(len(lifted._domain_of(v.types)) for v in variables)
+    return outer * (1 + (size(cond) if cond is not None else 0)) if variables else (size(cond) if cond else 0)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import field
 
 from .errors import SourceFile, Span
+from .exact import Value, to_text
 from .usercache import dataclass
 
 __all__ = [
@@ -211,10 +212,14 @@ Condition = Atom | Not | And | Or | Imply | Exists | Forall | Equals | Compare |
 
 @dataclass(frozen=True, slots=True)
 class Number:
-    """A numeric constant in an expression."""
+    """A numeric literal, exact (see :mod:`pypddlengine.exact`): an ``int``,
+    or a ``Fraction`` for a decimal such as ``0.1``."""
 
-    value: int | float
+    value: Value
     span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return to_text(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,6 +405,8 @@ class UnsupportedConstruct:
 
     keyword: str
     span: Span | None = _span()
+    continuous: Span | None = _span()
+    """Inside a ``:durative-action``: where ``#t`` (a continuous effect) is first written."""
 
 
 # --------------------------------------------------------------------------- problem parts

@@ -26,6 +26,8 @@ from .model import (
     Add,
     And,
     Atom,
+    BinaryExpr,
+    Compare,
     Condition,
     Delete,
     DerivedDecl,
@@ -35,9 +37,11 @@ from .model import (
     Exists,
     Forall,
     ForallEffect,
+    FunctionTerm,
     Imply,
     Not,
     NumericEffect,
+    NumExpr,
     Or,
     Parameter,
     Term,
@@ -46,10 +50,13 @@ from .model import (
 )
 from .usercache import dataclass
 
-__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts", "free_variables",
-           "is_literal", "nnf", "normalise_effect", "split", "substitute"]
+__all__ = ["AxiomRule", "EffectRule", "NormalEffect", "axiom_rules", "conjuncts",
+           "expr_variables", "free_variables", "is_literal", "nnf", "normalise_effect", "split", "substitute",
+           "substitute_expr"]
 
 Literal = Atom | Not | Equals
+
+_OPPOSITE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
 def is_literal(cond: Condition) -> bool:
@@ -63,6 +70,14 @@ def nnf(cond: Condition, negate: bool = False) -> Condition:
     match cond:
         case Atom() | Equals():
             return Not(cond, cond.span) if negate else cond
+        case Compare(op=op, left=left, right=right):
+            # numbers are totally ordered: a negated comparison is the opposite comparison
+            # (only "not =" stays a negation)
+            if not negate:
+                return cond
+            if op == "=":
+                return Not(cond, cond.span)
+            return Compare(_OPPOSITE[op], left, right, cond.span)
         case Not(operand=inner):
             return nnf(inner, not negate)
         case And(parts=parts) | Or(parts=parts):
@@ -133,6 +148,7 @@ class EffectRule:
     deletes: tuple[Atom, ...]
     source: Effect
     numeric: tuple[NumericEffect, ...] = ()
+    """Numeric effects under the same condition and variables (all read the state before the step)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +239,32 @@ def substitute(cond: Condition, names: dict[str, Term]) -> Condition:
             bound = {v.name for v in vs}
             inner = {k: v for k, v in names.items() if k not in bound}
             return type(cond)(vs, substitute(b, inner), cond.span)
+        case Compare(op=op, left=left, right=right):
+            return Compare(op, substitute_expr(left, names), substitute_expr(right, names), cond.span)
     raise TypeError(f"not a normalised condition: {cond!r}")
+
+
+def substitute_expr(expr: NumExpr, names: dict[str, Term]) -> NumExpr:
+    """A numeric expression with its variables in ``names`` replaced."""
+    match expr:
+        case FunctionTerm(name=name, terms=ts):
+            return FunctionTerm(name, tuple(names[t.name] if isinstance(t, Variable) and t.name in names else t
+                                            for t in ts), expr.span)
+        case BinaryExpr(op=op, left=left, right=right):
+            return BinaryExpr(op, substitute_expr(left, names),
+                              None if right is None else substitute_expr(right, names), expr.span)
+    return expr
+
+
+def expr_variables(expr: NumExpr, out: dict[str, None]) -> None:
+    """Add the variables a numeric expression reads to ``out`` (in order)."""
+    match expr:
+        case FunctionTerm(terms=ts):
+            out.update((t.name, None) for t in ts if isinstance(t, Variable))
+        case BinaryExpr(left=left, right=right):
+            expr_variables(left, out)
+            if right is not None:
+                expr_variables(right, out)
 
 
 def axiom_rules(axiom: DerivedDecl, cap: int = 64) -> list[AxiomRule]:
@@ -277,6 +318,11 @@ def free_variables(cond: Condition) -> tuple[str, ...]:
                 out.update((t.name, None) for t in ts if isinstance(t, Variable) and t.name not in bound)
             case Equals(left=a, right=b):
                 out.update((t.name, None) for t in (a, b) if isinstance(t, Variable) and t.name not in bound)
+            case Compare(left=a, right=b):
+                found: dict[str, None] = {}
+                expr_variables(a, found)
+                expr_variables(b, found)
+                out.update((v, None) for v in found if v not in bound)
             case Not(operand=x):
                 walk(x, bound)
             case And(parts=ps) | Or(parts=ps):

@@ -39,10 +39,11 @@ commands:
   quit                          leave"""
 
 
-def _paper_step(result: StepResult, state: list[str]) -> list[str]:
+def _paper_step(result: StepResult, state: list[str], values: list[str] = ()) -> list[str]:  # type: ignore[assignment]
     """A step at feedback level paper: the success flag, the state and the
     goal-reached flag, nothing more (see ``mcp_server/render.py``)."""
     return [f"{'ok' if result.success else 'x'} {result.action}", f"  state: {' '.join(state)}",
+            *([f"  values: {', '.join(values)}"] if values else []),
             f"  goal reached: {'yes' if result.goal_reached else 'no'}"]
 
 
@@ -56,6 +57,8 @@ def _describe_step(result: StepResult) -> list[str]:
         lines.append(f"  + {' '.join(result.added)}")
     if result.deleted:
         lines.append(f"  - {' '.join(result.deleted)}")
+    if result.changed:
+        lines.append(f"  = {', '.join(result.changed)}")
     fb = result.feedback
     if fb is not None:
         if fb.goals is not None:
@@ -124,7 +127,7 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
     if word in {"help", "?"}:
         return HELP.splitlines(), False
     if word == "state":
-        return session.state_atoms(), False
+        return [*session.state_atoms(), *session.state_values()], False
     if word == "actions":
         names = session.applicable_names()
         return [f"{len(names)} applicable:", *names], False
@@ -163,7 +166,7 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
         return _deadend(session, rest), False
     result = session.execute(text)
     if session.feedback_level == FeedbackLevel.PAPER:
-        return _paper_step(result, session.state_atoms()), False
+        return _paper_step(result, session.state_atoms(), session.state_values()), False
     return _describe_step(result), False
 
 

@@ -7,6 +7,7 @@ Output is canonical: one section per line, lower-case keywords.
 
 from __future__ import annotations
 
+from .exact import to_text
 from .model import (
     OBJECT_TYPE,
     ActionDecl,
@@ -65,7 +66,7 @@ def _params(params: tuple[Parameter, ...]) -> str:
 def _num(expr: object) -> str:
     match expr:
         case Number(value=v):
-            return str(v)
+            return to_text(v)
         case FunctionTerm():
             return str(expr)
         case BinaryExpr(op=op, left=left, right=None):
@@ -166,9 +167,9 @@ def _init(fact: object) -> str:
         case Not(operand=atom):
             return f"(not {atom})"
         case NumericFact(target=t, value=v):
-            return f"(= {t} {v.value})"
+            return f"(= {t} {_num(v)})"
         case TimedLiteral(time=t, literal=lit):
-            return f"(at {t.value} {_init(lit)})"
+            return f"(at {_num(t)} {_init(lit)})"
     raise TypeError(f"not an init fact: {fact!r}")
 
 

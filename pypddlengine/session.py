@@ -58,8 +58,10 @@ from .errors import (
     ErrorCode,
     FeatureUnavailableError,
     GroundingLimitError,
+    NumericError,
     PDDLError,
 )
+from .exact import Value, to_text
 from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, check_lifted, estimate_grounding, ground
 from .heuristics import relaxed_task
@@ -68,6 +70,8 @@ from .lazy import LazyTask
 from .lifted import AtomKey, Instance, LiftedTask, compile_task
 from .model import ActionRef, And, Plan
 from .names import HEURISTIC_NAMES
+from .numeric import term_text
+from .numeric_heuristics import numeric_relaxation
 from .observation import Observation, compile_observation
 from .sources import PDDLSource, read_source
 from .step import ConditionalEffect, GroundAction, State, revert
@@ -197,6 +201,8 @@ class HistoryEntry:
     text: str
     added: tuple[int, ...]
     deleted: tuple[int, ...]
+    changed: tuple[tuple[int, Value | None, Value], ...] = ()
+    """Numeric values the step changed: ``(fluent id, old value, new value)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +220,8 @@ class StepResult:
     feedback: Feedback | None = None
     fired: tuple[str, ...] = ()
     """The conditional effects that fired (ADL tasks), each with its condition and objects."""
+    changed: tuple[str, ...] = ()
+    """Numeric values the step changed, ``(fuel t1): 20 -> 13`` (numeric tasks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +238,8 @@ class Checkpoint:
         return len(self.history)
 
 
+NUMERIC_H_FF = ("on a numeric task the distance is the numeric relaxation's h_add (h_FF's relaxed plans are not "
+                "defined over numbers here)")
 NO_LANDMARKS = ("no landmark distance: landmarks are computed for STRIPS tasks only, not with conditional effects, "
                 "quantified or disjunctive conditions, or derived predicates")
 
@@ -430,6 +440,17 @@ class Session:
             ids = ids - task.static_atoms
         return sorted(task.render_atom(i) for i in ids)
 
+    def state_values(self, *, include_static: bool = False) -> list[str]:
+        """The numeric values of the current state, ``(fuel t1) = 12.5``
+        (exact), in the order of the task's fluent terms; with
+        ``include_static`` also the static values (distances, capacities,
+        ...), which never change. Empty for a task without numeric fluents."""
+        values = getattr(self._state, "values", None)
+        out = [] if values is None else self.lifted.render_values(values)
+        if include_static:
+            out += self.lifted.render_static_values()
+        return out
+
     def observe(self, state: State | None = None) -> State:
         """The atoms of ``state`` (default: the current state) that the
         session's observation rules let the agent see."""
@@ -519,7 +540,7 @@ class Session:
             fired = ()  # their conditions and changes may name hidden atoms
         self._state = new_state
         step = len(self._history) + 1
-        self._history.append(HistoryEntry(step, ground_action, text, added, deleted))
+        self._history.append(HistoryEntry(step, ground_action, text, added, deleted, move.changed))
         revisited = self._record_visit(new_state, step)
         render = self.task.render_atom
         return StepResult(
@@ -532,7 +553,18 @@ class Session:
             deleted=tuple(sorted(render(d) for d in shown_deleted)),
             feedback=self._feedback(new_state, revisited),
             fired=fired,
+            changed=self._changed(move.changed),
         )
+
+    def _changed(self, changed: Iterable[tuple[int, Value | None, Value]]) -> tuple[str, ...]:
+        """``(fuel t1): 20 -> 13`` for each value a step changed."""
+        lifted = self.lifted
+        out = []
+        for i, old, new in changed:
+            name, args = lifted.fluent_terms[i]
+            term = term_text(lifted.function_display.get(name, name), args, lifted.object_display)
+            out.append(f"{term}: {'undefined' if old is None else to_text(old)} -> {to_text(new)}")
+        return tuple(out)
 
     def _fired(self, action: GroundAction, fired: Iterable[ConditionalEffect]) -> tuple[str, ...]:
         """The conditional effects of ``action`` that fired, each as
@@ -606,7 +638,10 @@ class Session:
 
         def successor(a: GroundAction) -> State:
             if a.id not in successors:
-                successors[a.id] = a.apply(state)
+                try:
+                    successors[a.id] = a.apply(state)
+                except PDDLError:  # a numeric effect that cannot be executed: the step changes nothing
+                    successors[a.id] = state
             return successors[a.id]
 
         def makes_true(a: GroundAction, atom: int) -> bool:  # a is an applicable achiever of atom
@@ -718,6 +753,7 @@ class Session:
         unreachable: tuple[str, ...] = ()
         progress: LandmarkProgress | None = None
         hint: tuple[str, ...] = ()
+        numeric = self.lifted.numeric_task
         if self.grounded is None:  # lifted: no relaxed analysis, and the feedback says so
             value: float | None = len(goals.unsatisfied) if name == "goal_count" else None
             if value is None:
@@ -725,9 +761,17 @@ class Session:
         else:
             rt = relaxed_task(self.grounded)
             ev = rt.evaluate(state, "max" if name == "h_max" else "add",
-                             plan=name == "h_ff" or level >= FeedbackLevel.FULL)
+                             plan=not numeric and (name == "h_ff" or level >= FeedbackLevel.FULL))
             progress = self.landmark_progress()
             value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
+            nev = None
+            if numeric:  # the numeric relaxation (numeric_heuristics); h_FF is not defined over numbers here
+                nev = numeric_relaxation(self.grounded).evaluate(state, "max" if name == "h_max" else "add")
+                if name == "h_ff":
+                    name = "h_add"
+                    if not self._history:  # said once, at the start
+                        notes.append(NUMERIC_H_FF)
+                value = {"h_add": nev.h_add, "h_max": nev.h_max, "goal_count": nev.goal_count}.get(name)
             if name == "lm_count":
                 value = None if progress is None else progress.lm_count
                 if progress is None and task.general is not None:
@@ -738,7 +782,10 @@ class Session:
                 if any(g < 0 for g in ev.unreachable_goals):  # goal atoms the grounding never reached
                     missing = (k for k in self.grounded.unreachable_goals if k not in task.atom_ids)
                     unreachable += tuple(self.lifted.render_key(k) for k in missing)
-            elif level >= FeedbackLevel.FULL:
+            elif nev is not None and nev.dead_end:  # proved by the numeric relaxation (see its module)
+                status = DEAD_END
+                unreachable = nev.unreachable
+            elif level >= FeedbackLevel.FULL and not numeric:
                 hint = tuple(task.render_action(a) for a in rt.actions(ev.relaxed_plan)[:SHOWN])
         if status is None and self.proof_budget:
             verdict = dead_end(task, state, self.proof_budget)
@@ -799,7 +846,7 @@ class Session:
             raise IndexError(f"step {step} is not in the history (0..{len(self._history)})")
         state = self._state
         for entry in reversed(self._history[step:]):
-            state = revert(state, entry.added, entry.deleted)
+            state = revert(state, entry.added, entry.deleted, entry.changed)
         return state
 
     def _rebuild_loop_index(self) -> None:
@@ -835,7 +882,7 @@ class Session:
         undone = 0
         while undone < steps and self._history:
             entry = self._history.pop()
-            self._state = revert(self._state, entry.added, entry.deleted)
+            self._state = revert(self._state, entry.added, entry.deleted, entry.changed)
             if self.detect_loops:
                 digest = self._digests.pop()
                 if self._first_seen.get(digest) == entry.step:
@@ -930,4 +977,7 @@ def _failure_from_error(err: PDDLError) -> Failure:
     suggestions = err.details.get("suggestions") if isinstance(err, ActionReferenceError) else None
     hints = (err.hint,) if err.hint else ()
     code = err.code if err.code != ErrorCode.SYNTAX_ERROR else ErrorCode.ACTION_SYNTAX
-    return Failure(code, err.message, (), tuple(suggestions or ()), hints)
+    message = err.message
+    if isinstance(err, NumericError) and err.location:  # where in the domain the step failed
+        message = f"{message} ({err.location})"
+    return Failure(code, message, (), tuple(suggestions or ()), hints)

@@ -31,13 +31,22 @@ demand). The semantics, written once:
 States. A state is a ``frozenset`` of atom ids (static and derived atoms
 included). Only four functions build states: :func:`initial_state`,
 :meth:`GroundAction.apply` (and its in-place form :meth:`GroundAction.apply_to`
-for the validator), :func:`revert` (undo) and the axiom evaluators. **Numeric
-fluents plug in here**: a state can become a ``frozenset`` subclass carrying
-a tuple of fluent values; numeric conditions join :meth:`GroundAction.applicable`
-(and :data:`Formula`), numeric effects :meth:`GroundAction.changes` (evaluated
-in the state before the step, simultaneously), and these builders carry the
-values over. Consumers that only read atoms (``in``, iteration, hashing,
-set differences for rendering) need no change.
+for the validator), :func:`revert` (undo) and the axiom evaluators.
+
+Numeric fluents (PDDL 2.1 level 2) live here too, once for both backends. A
+state of a numeric task is a :class:`NumericState`: a ``frozenset`` of atom
+ids carrying ``values``, the tuple of fluent values (``None``: undefined);
+the builders above carry the values over (:func:`thaw`/:func:`freeze` for
+the mutable form). A numeric comparison is a :data:`Formula` of kind
+:data:`NUMERIC` (a :class:`NumericTest`, static terms folded in), so it joins
+preconditions, goals, effect conditions and axiom bodies like any other
+condition; every action of a numeric task is a :class:`NumericAction`, whose
+numeric effects (:class:`NumericUpdate`, also inside conditional effects)
+all read the state before the step (:func:`numeric_changes`: increases and
+decreases of one fluent add up, any other double change is an error, as in
+VAL). Values are exact (:mod:`pypddlengine.exact`). Reading an undefined
+value makes a condition false (the explanations say why) and makes an
+effect fail with a located error, as does a division by zero.
 """
 
 from __future__ import annotations
@@ -46,12 +55,15 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from .errors import PDDLError
+from .errors import ErrorCode, NumericError, PDDLError
+from .exact import Value, normal, to_text
 from .lifted import AtomKey, LiftedTask, Schema, Template
-from .model import And, Atom, Condition, Equals, Exists, Forall, Not, Or
+from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, NumericEffect, Or
+from .numeric import CONST, GExpr, assign, evaluator, interpret, term_text
 
 __all__ = [
     "FALSE",
+    "NUMERIC",
     "TRUE",
     "AdlAction",
     "AxiomEvaluator",
@@ -59,15 +71,28 @@ __all__ = [
     "Formula",
     "GroundAction",
     "GroundAxiom",
+    "NumericAction",
+    "NumericSet",
+    "NumericState",
+    "NumericTest",
+    "NumericUpdate",
     "State",
     "Transition",
     "UndefinedCost",
+    "UndefinedTarget",
+    "action_class",
     "action_source",
+    "attach",
     "encode",
+    "freeze",
     "general_parts",
     "holds",
     "initial_state",
+    "numeric_changes",
+    "numeric_condition",
+    "read_error",
     "revert",
+    "thaw",
 ]
 
 State = frozenset[int]
@@ -75,15 +100,81 @@ State = frozenset[int]
 atoms included)."""
 
 
-def initial_state(atoms: Iterable[int]) -> State:
-    """The state in which exactly ``atoms`` hold (before derived atoms)."""
-    return frozenset(atoms)
+class NumericState(frozenset):  # type: ignore[type-arg]
+    """A state of a numeric task: the atom ids, and ``values``, the tuple of
+    fluent values (``values[i]`` of ``lifted.fluent_terms[i]``; ``None``:
+    undefined). Equal (and hashed) by atoms *and* values; everything that
+    reads only atoms (``in``, iteration, set operations, which return plain
+    frozensets) works unchanged."""
+
+    __slots__ = ("values",)
+
+    values: tuple[Value | None, ...]
+
+    def __new__(cls, atoms: Iterable[int] = (), values: tuple[Value | None, ...] = ()) -> NumericState:
+        self = frozenset.__new__(cls, atoms)
+        self.values = values
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        same = frozenset.__eq__(self, other)  # type: ignore[arg-type]
+        return same is True and self.values == getattr(other, "values", None)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash((frozenset.__hash__(self), self.values))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (NumericState, (frozenset(self), self.values))
+
+    def __repr__(self) -> str:
+        return f"NumericState({set(self)!r}, {self.values!r})"
 
 
-def revert(state: State, added: Iterable[int], deleted: Iterable[int]) -> State:
+class NumericSet(set):  # type: ignore[type-arg]
+    """The mutable form of a :class:`NumericState` (the validator's loop and
+    the axiom evaluators work on one): atom ids and a ``values`` list."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, atoms: Iterable[int] = (), values: list[Value | None] | None = None) -> None:
+        super().__init__(atoms)
+        self.values: list[Value | None] = [] if values is None else values
+
+
+def thaw(state: State | set[int]) -> set[int]:
+    """A mutable copy of ``state`` (a :class:`NumericSet` for a numeric state)."""
+    values = getattr(state, "values", None)
+    return set(state) if values is None else NumericSet(state, list(values))
+
+
+def freeze(state: set[int]) -> State:
+    """The immutable state of a mutable one (see :func:`thaw`)."""
+    values = getattr(state, "values", None)
+    return frozenset(state) if values is None else NumericState(state, tuple(values))
+
+
+def initial_state(atoms: Iterable[int], values: tuple[Value | None, ...] | None = None) -> State:
+    """The state in which exactly ``atoms`` hold (before derived atoms), with
+    the fluent ``values`` of a numeric task."""
+    return frozenset(atoms) if values is None else NumericState(atoms, values)
+
+
+def revert(state: State, added: Iterable[int], deleted: Iterable[int],
+           changed: Iterable[tuple[int, Value | None, Value]] = ()) -> State:
     """The state before a step that ``added`` and ``deleted`` these atoms
-    (undo; derived atoms are among them)."""
-    return state.difference(added).union(deleted)
+    (undo; derived atoms are among them) and ``changed`` these values
+    (``(fluent id, old value, new value)``)."""
+    atoms = state.difference(added).union(deleted)
+    values = getattr(state, "values", None)
+    if values is None:
+        return atoms
+    old = list(values)
+    for i, before, _ in changed:
+        old[i] = before
+    return NumericState(atoms, tuple(old))
 
 
 # ----------------------------------------------------------------------------- ground formulas
@@ -91,12 +182,15 @@ def revert(state: State, added: Iterable[int], deleted: Iterable[int]) -> State:
 Formula = int | tuple  # type: ignore[type-arg]
 """A ground condition: atom id ``i`` (holds when ``i`` is in the state),
 ``~i`` (holds when it is not), ``(0, parts)`` a conjunction, ``(1, parts)``
-a disjunction. Quantifiers were expanded and static atoms folded when
+a disjunction, ``(NUMERIC, test)`` a numeric comparison. Quantifiers were expanded and static atoms folded when
 instantiating; :data:`TRUE` and :data:`FALSE` are the empty conjunction and
 disjunction."""
 
 TRUE: Formula = (0, ())
 FALSE: Formula = (1, ())
+NUMERIC = 2
+"""The kind of a numeric comparison in a :data:`Formula`: ``(NUMERIC, test)``
+where ``test`` is a :class:`NumericTest` of the state's values."""
 
 
 def holds(f: Formula, state: State | set[int]) -> bool:
@@ -109,6 +203,8 @@ def holds(f: Formula, state: State | set[int]) -> bool:
             if not holds(p, state):
                 return False
         return True
+    if kind == NUMERIC:
+        return parts(state.values)  # type: ignore[no-any-return, union-attr]
     for p in parts:
         if holds(p, state):
             return True
@@ -165,7 +261,211 @@ def encode(lifted: LiftedTask, cond: Condition, binding: dict[str, int], atom: A
         case Exists(variables=vs, body=body) | Forall(variables=vs, body=body):
             return junction(isinstance(cond, Forall),
                             (encode(lifted, body, e, atom, step) for e in _counted(lifted._extend(binding, vs), step)))
+        case Compare() | Not(operand=Compare()):
+            return numeric_condition(lifted, cond, binding)
     raise TypeError(f"not a normalised condition: {cond!r}")
+
+
+# ----------------------------------------------------------------------------- numeric conditions and effects
+
+
+class NumericTest:
+    """A ground numeric comparison ``left op right`` (negated for ``not
+    (= ...)``) on a state's values. Static terms were folded in when it was
+    built. A value it cannot compute (an undefined term, a division by zero)
+    makes it false; :meth:`LiftedTask.compare` says why, from ``cond``
+    under ``binding``, the comparison as written."""
+
+    __slots__ = ("binding", "cond", "left", "negated", "op", "right", "test")
+
+    def __init__(self, cond: Compare, binding: dict[str, int], left: GExpr, right: GExpr, negated: bool) -> None:
+        self.cond, self.binding, self.op, self.negated = cond, binding, cond.op, negated
+        self.left, self.right = left, right
+        self.test = _comparison(cond.op, evaluator(left), evaluator(right), negated)
+
+    def __call__(self, values: tuple[Value | None, ...] | list[Value | None]) -> bool:
+        try:
+            return self.test(values)  # type: ignore[no-any-return]
+        except (TypeError, LookupError, ZeroDivisionError):  # an undefined value or a division by zero
+            return False
+
+    def __repr__(self) -> str:
+        return f"NumericTest({self.left} {'!=' if self.negated else self.op} {self.right})"
+
+
+def _comparison(op: str, left: Callable[..., Any], right: Callable[..., Any], negated: bool) -> Callable[..., bool]:
+    if op == "=":
+        def equal(v: Any) -> bool:
+            a, b = left(v), right(v)
+            if a is None or b is None:
+                raise LookupError("undefined")
+            return (a == b) != negated
+        return equal
+    if op == ">=":
+        return lambda v: left(v) >= right(v)  # None raises TypeError
+    if op == "<=":
+        return lambda v: left(v) <= right(v)
+    if op == ">":
+        return lambda v: left(v) > right(v)
+    return lambda v: left(v) < right(v)
+
+
+def read_error(action: GroundAction, state: State | set[int]) -> NumericError | None:
+    """Why ``action`` cannot be judged in ``state`` when a numeric comparison
+    its precondition evaluates (as :func:`holds` does, in order, stopping
+    where the answer is known) reads an undefined value or divides by zero:
+    the located error (VAL stops there: "validator failed"); else ``None``."""
+    cond = getattr(action, "cond", None)
+    values = getattr(state, "values", None)
+    if cond is None or values is None:
+        return None
+    lifted: LiftedTask | None = getattr(action, "lifted", None)
+
+    def walk(f: Formula) -> bool | NumericError:
+        if f.__class__ is int:
+            return f in state if f >= 0 else ~f not in state  # type: ignore[operator]
+        kind, parts = f  # type: ignore[misc]
+        if kind == NUMERIC:
+            try:
+                return bool(parts.test(values))
+            except (TypeError, LookupError, ZeroDivisionError):
+                return _comparison_error(lifted, parts, values)
+        for p in parts:
+            r = walk(p)
+            if r is not (kind == 0):  # a false conjunct, a true disjunct, or an error decides
+                return r
+        return kind == 0
+
+    result = walk(cond)
+    return result if isinstance(result, NumericError) else None
+
+
+def _comparison_error(lifted: LiftedTask | None, test: NumericTest, values: Any) -> NumericError:
+    if lifted is not None:
+        lookup = lifted.value_lookup(values)
+        try:
+            interpret(test.cond.left, test.binding, lookup, lifted.object_display, lifted.object_index,
+                      lifted.domain.source)
+            interpret(test.cond.right, test.binding, lookup, lifted.object_display, lifted.object_index,
+                      lifted.domain.source)
+        except NumericError as err:
+            return err
+    return NumericError("a numeric condition cannot be evaluated", span=test.cond.span)
+
+
+def numeric_condition(lifted: LiftedTask, cond: Compare | Not, binding: dict[str, int]) -> Formula:
+    """The ground :data:`Formula` of a numeric comparison (or of ``not (= ...)``):
+    :data:`TRUE`/:data:`FALSE` when it reads static terms only and they all
+    have values, else ``(NUMERIC, test)``."""
+    negated = isinstance(cond, Not)
+    cmp: Compare = cond.operand if negated else cond  # type: ignore[assignment]
+    left, right = lifted.ground_expr(cmp.left, binding), lifted.ground_expr(cmp.right, binding)
+    test = NumericTest(cmp, dict(binding), left, right, negated)
+    if left[0] == CONST and right[0] == CONST:
+        return TRUE if test(()) else FALSE
+    return (NUMERIC, test)
+
+
+class NumericUpdate:
+    """One ground numeric effect ``(op f value)``: ``target`` is the fluent's
+    id, ``value`` its right-hand side (static terms folded), read in the
+    state before the step like every right-hand side of the step."""
+
+    __slots__ = ("binding", "effect", "evaluate", "op", "target", "value")
+
+    def __init__(self, effect: NumericEffect, binding: dict[str, int], target: int, value: GExpr) -> None:
+        self.effect, self.binding, self.op, self.target, self.value = effect, binding, effect.op, target, value
+        self.evaluate = evaluator(value)
+
+    def __repr__(self) -> str:
+        return f"NumericUpdate({self.op} x{self.target} {self.value})"
+
+
+def numeric_updates(lifted: LiftedTask, effects: Iterable[NumericEffect], binding: dict[str, int]
+                    ) -> tuple[NumericUpdate | UndefinedTarget, ...]:
+    """The ground numeric effects ``effects`` under ``binding``."""
+    out: list[NumericUpdate | UndefinedTarget] = []
+    for eff in effects:
+        args = tuple(binding[t.name] if t.name.startswith("?") else lifted.object_index[t.name]
+                     for t in eff.target.terms)
+        i = lifted.fluent_ids.get((eff.target.name, args))
+        value = lifted.ground_expr(eff.value, binding)
+        if i is None:  # never has a value: no place in the vector (see LiftedTask._numeric_fluents)
+            out.append(UndefinedTarget(eff, dict(binding), term_text(eff.target.name, args, lifted.object_display)))
+        else:
+            out.append(NumericUpdate(eff, dict(binding), i, value))
+    return tuple(out)
+
+
+class UndefinedTarget:
+    """A numeric effect on a term that never has a value (not in the initial
+    state, never assigned): an error when it is executed."""
+
+    __slots__ = ("binding", "effect", "text")
+
+    def __init__(self, effect: NumericEffect, binding: dict[str, int], text: str) -> None:
+        self.effect, self.binding, self.text = effect, binding, text
+
+
+def _numeric_error(lifted: LiftedTask, update: NumericUpdate | UndefinedTarget, values: Any,
+                   err: BaseException | None = None) -> NumericError:
+    """The located error of a numeric effect that cannot be executed."""
+    eff = update.effect
+    source = lifted.domain.source
+    if isinstance(update, UndefinedTarget) or (isinstance(err, LookupError) and err.args == (eff.op,)):
+        text = update.text if isinstance(update, UndefinedTarget) else \
+            term_text(*lifted.fluent_terms[update.target], lifted.object_display)
+        if eff.op == "assign" and isinstance(update, UndefinedTarget):
+            message = f"{text} cannot be assigned: the domain never gives it a value"
+        else:
+            message = f"{text} has no value, so '{eff.op}' cannot change it"
+        return NumericError(message, span=eff.span, source=source, details={"term": text},
+                            hint="give it a value in :init (or assign it before it is changed)")
+    try:  # locate what went wrong in the right-hand side, as written
+        value = interpret(eff.value, update.binding, lifted.value_lookup(values), lifted.object_display,
+                          lifted.object_index, source)
+    except NumericError as located:
+        return located
+    # the right-hand side is fine: scale-down by zero
+    return NumericError(f"division by zero: '{eff.op}' by {to_text(value)}", code=ErrorCode.DIVISION_BY_ZERO,
+                        span=eff.span, source=source)
+
+
+def numeric_changes(lifted: LiftedTask, updates: Iterable[NumericUpdate | UndefinedTarget],
+                    values: tuple[Value | None, ...] | list[Value | None]) -> dict[int, Value]:
+    """The new values the numeric effects ``updates`` of one step give,
+    every right-hand side read from ``values`` (the state before the step).
+    As VAL: several ``increase``/``decrease`` of one fluent add up; any other
+    second change of a fluent in the same step is an error
+    (``NUMERIC_EFFECT_CONFLICT``), as are an undefined value read
+    (``UNDEFINED_FUNCTION_VALUE``) and a division by zero
+    (``DIVISION_BY_ZERO``), each located in the domain."""
+    new: dict[int, Value] = {}
+    kinds: dict[int, str] = {}
+    for u in updates:
+        if isinstance(u, UndefinedTarget):
+            raise _numeric_error(lifted, u, values)
+        try:
+            value = u.evaluate(values)
+            if value is None:
+                raise LookupError("undefined")
+            i, op = u.target, u.op
+            if i in kinds:
+                additive = op in ("increase", "decrease") and kinds[i] == "additive"
+                if not additive:
+                    text = term_text(*lifted.fluent_terms[i], lifted.object_display)
+                    raise NumericError(f"one step changes {text} twice ('{op}' and another change); only "
+                                       "increases and decreases of one value add up", code=ErrorCode.NUMERIC_EFFECT_CONFLICT,
+                                       span=u.effect.span, source=lifted.domain.source, details={"term": text})
+                new[i] = normal(new[i] + value if op == "increase" else new[i] - value)
+                continue
+            kinds[i] = "additive" if op in ("increase", "decrease") else op
+            new[i] = assign(op, values[i], value)
+        except NumericError:
+            raise
+        except (TypeError, LookupError, ZeroDivisionError) as err:
+            raise _numeric_error(lifted, u, values, err) from None
+    return new
 
 
 # ----------------------------------------------------------------------------- ground actions
@@ -180,6 +480,8 @@ class Transition(NamedTuple):
     deleted: tuple[int, ...]
     fired: tuple[ConditionalEffect, ...]
     cost: int | float
+    changed: tuple[tuple[int, Value | None, Value], ...] = ()
+    """Numeric values that really changed: ``(fluent id, old value, new value)``."""
 
 
 _transition = tuple.__new__
@@ -262,7 +564,7 @@ class GroundAction:
         new = self.apply(state)
         added = tuple([a for a in self.add if a not in state])
         deleted = tuple([d for d in self.delete if d in state and d not in new])
-        return _transition(Transition, (new, added, deleted, (), cost))  # tuple.__new__: a hot path
+        return _transition(Transition, (new, added, deleted, (), cost, ()))  # tuple.__new__: a hot path
 
     def __repr__(self) -> str:
         return f"<GroundAction {self.id} {self.schema.name}{self.args}>"
@@ -294,6 +596,8 @@ class ConditionalEffect(NamedTuple):
     args: tuple[int, ...]
     cost: int | float = 0
     """Charged each time the effect fires (a ``total-cost`` increase inside ``when``/``forall``)."""
+    numeric: tuple[NumericUpdate | UndefinedTarget, ...] = ()
+    """Its numeric effects (a numeric task)."""
 
 
 class AdlAction(GroundAction):
@@ -357,6 +661,63 @@ class AdlAction(GroundAction):
         return Transition(new, tuple(sorted(new - state)), tuple(sorted(state - new)), fired, cost)
 
 
+class NumericAction(AdlAction):
+    """A ground action of a numeric task (every action of one is): states
+    carry values (:class:`NumericState`), ``numeric`` holds the unconditional
+    numeric effects, and a conditional effect that fires brings its own.
+    Every right-hand side reads the state before the step; the values change
+    with the atoms, before the derived atoms are recomputed (their rules may
+    compare values). A numeric effect that cannot be executed raises its
+    located :class:`~pypddlengine.errors.NumericError` and changes nothing."""
+
+    __slots__ = ("lifted", "numeric")
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.numeric: tuple[NumericUpdate | UndefinedTarget, ...] = ()
+        self.lifted: LiftedTask | None = None
+
+    def new_values(self, state: State | set[int], fired: Iterable[ConditionalEffect]) -> dict[int, Value]:
+        """The fluents the step changes and their new values (see :func:`numeric_changes`)."""
+        updates = self.numeric
+        for e in fired:
+            if e.numeric:
+                updates = (*updates, *e.numeric)
+        if not updates:
+            return {}
+        return numeric_changes(self.lifted, updates, state.values)  # type: ignore[arg-type, union-attr]
+
+    def apply(self, state: State) -> State:
+        return self.step(state).state
+
+    def apply_to(self, state: set[int]) -> None:
+        fired = self.fired(state)
+        new = self.new_values(state, fired)  # before anything changes: it may raise
+        delete, add = self.changes(state, fired)
+        state.difference_update(delete)
+        state.update(add)
+        values: list[Value | None] = state.values  # type: ignore[attr-defined]
+        for i, v in new.items():
+            values[i] = v
+        if self.derive is not None:
+            self.derive.update(state)
+
+    def step(self, state: State) -> Transition:
+        fired = self.fired(state)
+        cost = self.step_cost(state, fired)
+        new = self.new_values(state, fired)
+        delete, add = self.changes(state, fired)
+        old: tuple[Value | None, ...] = state.values  # type: ignore[attr-defined]
+        values = list(old)
+        for i, v in new.items():
+            values[i] = v
+        after = NumericState(state.difference(delete).union(add), tuple(values))
+        if self.derive is not None:
+            after = self.derive(after)  # type: ignore[assignment]
+        changed = tuple((i, old[i], v) for i, v in sorted(new.items()) if old[i] != v or old[i] is None)
+        return Transition(after, tuple(sorted(after - state)), tuple(sorted(state - after)), fired, cost, changed)
+
+
 # ----------------------------------------------------------------------------- derived atoms
 
 
@@ -377,9 +738,9 @@ class Derive:
     derived: frozenset[int]
 
     def __call__(self, state: State | set[int]) -> State:
-        cur = set(state)
+        cur = thaw(state)
         self.update(cur)
-        return frozenset(cur)
+        return freeze(cur)
 
     def update(self, state: set[int]) -> None:
         raise NotImplementedError
@@ -532,7 +893,8 @@ def general_parts(lifted: LiftedTask, schema: Schema, args: tuple[int, ...], enc
             None if c == TRUE else c,
             tuple(dict.fromkeys(effect_atom(lifted._key(a, bb)) for a in rule.adds)),
             tuple(dict.fromkeys(effect_atom(lifted._key(a, bb)) for a in rule.deletes)),
-            index, combo, _rule_cost(lifted, schema, rule, bb) if rule.numeric else 0))
+            index, combo, _rule_cost(lifted, schema, rule, bb) if rule.numeric else 0,
+            numeric_updates(lifted, rule.numeric, bb) if lifted.numeric_task else ()))
     return cond, tuple(effects)
 
 
@@ -541,6 +903,24 @@ def _rule_cost(lifted: LiftedTask, schema: Schema, rule: Any, binding: dict[str,
         return lifted.rule_cost(schema, rule, binding)
     except PDDLError as err:  # an error when the effect fires, not before
         return UndefinedCost(err)
+
+
+def attach(act: GroundAction, lifted: LiftedTask, cond: Formula, effects: tuple[ConditionalEffect, ...]) -> None:
+    """Give an :class:`AdlAction` what :func:`general_parts` found (``cond``
+    not :data:`FALSE`), and a :class:`NumericAction` its numeric effects."""
+    act.cond = None if cond == TRUE else cond  # type: ignore[attr-defined]
+    act.effects = effects  # type: ignore[attr-defined]
+    if isinstance(act, NumericAction):
+        act.lifted = lifted
+        act.numeric = numeric_updates(lifted, act.schema.numeric, act.schema.binding(act.args))
+
+
+def action_class(lifted: LiftedTask) -> type[GroundAction]:
+    """The class of a task's ground actions: :class:`NumericAction` for a
+    numeric task, :class:`AdlAction` beyond STRIPS, else :class:`GroundAction`."""
+    if lifted.numeric_task:
+        return NumericAction
+    return AdlAction if lifted.general else GroundAction
 
 
 def _products(lifted: LiftedTask, variables: Any) -> Iterable[tuple[int, ...]]:

@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
-from .lifted import AtomKey, LiftedTask, Schema
+from .lifted import AtomKey, Keys, LiftedTask, Schema
 from .step import (
+    NUMERIC,
     AxiomEvaluator,
     Formula,
     GroundAction,
@@ -50,6 +51,8 @@ def _positive_dnf(f: Formula | None, negated: dict[int, int], cap: int = 32) -> 
             n = negated.get(~g)  # type: ignore[operator]
             return [(n,)] if n is not None else [()]
         kind, parts = g  # type: ignore[misc]
+        if kind == NUMERIC:  # numeric conditions are left out of this relaxation (optimistic)
+            return [()]
         if kind == 1:
             out: list[tuple[int, ...]] = []
             for p in parts:
@@ -80,6 +83,8 @@ def _negative_atoms(f: Formula | None, out: set[int]) -> None:
     if f.__class__ is int:
         if f < 0:  # type: ignore[operator]
             out.add(~f)  # type: ignore[operator]
+        return
+    if f[0] == NUMERIC:  # type: ignore[index]
         return
     for p in f[1]:  # type: ignore[index]
         _negative_atoms(p, out)
@@ -217,7 +222,11 @@ class StepSpace:
         return all(a not in state for a in self.goal_neg)
 
     def keys(self, state: Iterable[int]) -> set[AtomKey]:
+        """The atom keys of a state (with its values: a :class:`~pypddlengine.lifted.Keys`)."""
         atoms = self.atoms
+        values = getattr(state, "values", None)
+        if values is not None:
+            return Keys((atoms[i] for i in state), values)
         return {atoms[i] for i in state}
 
     def render_atom(self, atom_id: int) -> str:
@@ -265,7 +274,8 @@ class Task(StepSpace):
         self._relaxed_index: tuple[dict[int, list[int]], list[int]] | None = None
         self._negated: dict[int, int] = {}
         self._add_index: dict[int, tuple[GroundAction, ...]] | None = None
-        self.init = initial_state(atom_ids[k] for k in lifted.init)
+        self.init = initial_state((atom_ids[k] for k in lifted.init),
+                                  lifted.initial_values if lifted.numeric_task else None)
         self.general = general
         """ADL and axiom parts (``None`` for a STRIPS task: the fast path)."""
         self.derived_atoms = general.derived if general is not None else frozenset()

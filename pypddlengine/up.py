@@ -59,7 +59,7 @@ from unified_planning.model import State as UPStateInterface
 from unified_planning.model.problem_kind_versioning import LATEST_PROBLEM_KIND_VERSION
 from unified_planning.plans import PlanKind, SequentialPlan
 
-from . import GroundAction, PDDLError, Session, load_task, validate_plan
+from . import GroundAction, PDDLError, Session, UnsupportedRequirementError, load_task, validate_plan
 
 __all__ = ["ENGINE_NAME", "PypddlEngine", "PypddlState", "register"]
 
@@ -151,6 +151,11 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
         self._translation = translation = _Translation(problem)
         # grounded: the atom and action maps below are built once over the whole ground task
         self._session = session = Session(translation.domain, translation.problem_text, backend="grounded")
+        if session.lifted.numeric_task:  # UP states here are sets of atoms: numeric values would be lost
+            raise UnsupportedRequirementError(
+                f"{ENGINE_NAME}'s UP simulator covers classical problems; this one has numeric fluents that actions "
+                "change (pypddlengine's own Session simulates it, and the PlanValidator mode validates its plans)",
+                details={"feature": "numeric-fluents"})
         task = session.task
         self._atom_ids = {task.render_atom(i): i for i in range(len(task.atoms))}
         self._ground: dict[tuple[Any, tuple[FNode, ...]], GroundAction | None] = {}

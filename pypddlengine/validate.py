@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import field
 
-from .errors import ActionReferenceError, PDDLError, Span, counted
+from .errors import ActionReferenceError, NumericError, PDDLError, Span, counted
+from .exact import Value, to_json, to_text
 from .lazy import LazyTask
 from .lifted import LiftedTask
 from .model import ActionRef, Plan
-from .step import GroundAction
+from .step import GroundAction, read_error, thaw
 from .syntax import parse_action_ref
 from .task import StepSpace
 from .usercache import dataclass
@@ -75,6 +76,13 @@ class ValidationReport:
     unsatisfied_goals: tuple[str, ...]
     failure: StepFailure | None = None
     unit_cost: bool = True
+    metric: Value | None = None
+    """The value of the problem's ``:metric`` expression after the plan (exact;
+    ``total-time`` is the number of steps, as VAL counts a sequential plan);
+    ``None`` without a metric, after a failing step, or when it cannot be
+    evaluated (``metric_error`` says why)."""
+    metric_direction: str | None = None
+    metric_error: str | None = None
 
     @property
     def failed_step(self) -> int | None:
@@ -83,7 +91,12 @@ class ValidationReport:
     def summary(self) -> str:
         """One line, e.g. ``valid plan: 12 steps, cost 12``."""
         if self.valid:
-            return f"valid plan: {counted(self.length, 'step')}, cost {_num(self.cost)}"
+            text = f"valid plan: {counted(self.length, 'step')}, cost {_num(self.cost)}"
+            if self.metric is not None:
+                text += f", metric {to_text(self.metric)} ({self.metric_direction})"
+            elif self.metric_error is not None:
+                text += f"; the metric cannot be evaluated: {self.metric_error}"
+            return text
         if self.failure is not None:
             f = self.failure
             detail = f"; unsatisfied: {', '.join(f.unsatisfied)}" if f.unsatisfied else ""
@@ -104,12 +117,16 @@ class ValidationReport:
             "goal_reached": self.goal_reached,
             "unsatisfied_goals": list(self.unsatisfied_goals),
             "failure": self.failure.to_dict() if self.failure else None,
+            "metric": None if self.metric is None else to_json(self.metric),
+            "metric_direction": self.metric_direction,
             "summary": self.summary(),
         }
 
 
-def _num(value: int | float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+def _num(value: int | float | Value) -> str:
+    if not isinstance(value, float):
+        return to_text(value)
+    return str(int(value)) if value.is_integer() else f"{value:g}"
 
 
 def _text(step: ActionRef | str | GroundAction) -> str:
@@ -130,7 +147,7 @@ def validate_plan(
     space = task if isinstance(task, StepSpace) else LazyTask(task)
     lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
-    state: set[int] = set(space.init)
+    state: set[int] = thaw(space.init)
     cost: int | float = 0
     failure: StepFailure | None = None
     applied = 0
@@ -149,6 +166,11 @@ def validate_plan(
                 action.apply_to(state)
                 applied += 1
                 continue
+            read = None if action is None else read_error(action, state)
+            if read is not None:  # a comparison read an undefined value or divided by zero (VAL: an error)
+                failure = StepFailure(number, lifted.render_action(schema, args), read.code,
+                                      _located(read), (), span)
+                break
             failure = StepFailure(
                 number,
                 lifted.render_action(schema, args),  # the task's spelling, like the atoms beside it
@@ -159,11 +181,19 @@ def validate_plan(
             )
         except ActionReferenceError as err:
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
+        except NumericError as err:  # a numeric effect that cannot be executed (located in the domain)
+            failure = StepFailure(number, lifted.render_action(schema, args), err.code, _located(err), (), span)
         except PDDLError as err:  # malformed action text, missing cost value
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         break
     goal = failure is None and space.is_goal(state)
     unsatisfied = () if goal else tuple(lifted.unsatisfied_goals(space.keys(state)))
+    metric = metric_error = None
+    if lifted.problem.metric is not None and failure is None:
+        try:
+            metric = lifted.metric_value(getattr(state, "values", ()), applied, cost)
+        except NumericError as err:
+            metric_error = _located(err)
     return ValidationReport(
         valid=goal,
         length=len(steps),
@@ -173,4 +203,13 @@ def validate_plan(
         unsatisfied_goals=unsatisfied,
         failure=failure,
         unit_cost=not lifted.uses_action_costs,
+        metric=metric,
+        metric_direction=None if lifted.problem.metric is None else lifted.problem.metric.direction,
+        metric_error=metric_error,
     )
+
+
+def _located(err: PDDLError) -> str:
+    """The message with the place in the domain or problem it points at."""
+    where = err.location
+    return f"{err.message} ({where})" if where else err.message

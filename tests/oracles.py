@@ -326,23 +326,35 @@ def random_walk(task, seed: str, n: int):  # type: ignore[no-untyped-def]
     return states
 
 
-def up_simulator(domain: Path, problem: Path):  # type: ignore[no-untyped-def]
-    """unified-planning's SequentialSimulator of a task (skips the test when UP
-    is not installed); UP's warnings and credits are silenced."""
+def up_problem(domain: Path, problem: Path):  # type: ignore[no-untyped-def]
+    """unified-planning's reading of a task (skips the test when UP is not
+    installed); UP's warnings and credits are silenced."""
     import warnings
 
     import pytest
 
     pytest.importorskip("unified_planning")
     from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import SequentialSimulator, get_environment
+    from unified_planning.shortcuts import get_environment
 
     env = get_environment()
     env.credits_stream = None
     env.error_used_name = False  # tidy IPC files reuse names across kinds
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return SequentialSimulator(PDDLReader().parse_problem(str(domain), str(problem)))
+        return PDDLReader().parse_problem(str(domain), str(problem))
+
+
+def up_simulator(domain: Path, problem: Path, task=None):  # type: ignore[no-untyped-def]
+    """unified-planning's SequentialSimulator of a task (or of ``task``, UP's
+    reading of it, see :func:`up_problem`)."""
+    import warnings
+
+    from unified_planning.shortcuts import SequentialSimulator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SequentialSimulator(up_problem(domain, problem) if task is None else task)
 
 
 def walk_with_up(session, simulator, seed: str, steps: int, *, distinct: bool = False) -> None:  # type: ignore[no-untyped-def]

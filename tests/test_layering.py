@@ -24,14 +24,14 @@ EXPERIMENTS = ROOT / "baselines" / "pypddl_experiments"
 
 # lower number = lower layer; a module may import only from its own layer or below
 ENGINE_LAYERS = {
-    "errors": 0, "features": 0, "gcpause": 0, "usercache": 0, "names": 0, "_relaxed": 0,  # _relaxed: optional C code
+    "errors": 0, "features": 0, "gcpause": 0, "usercache": 0, "exact": 0, "names": 0, "_relaxed": 0,  # _relaxed: optional C code
     "model": 1, "bundled": 1,
     "syntax": 2, "hierarchy": 2, "printer": 2, "sources": 2, "relabel": 2,
-    "checker": 3, "normalise": 3,
+    "checker": 3, "normalise": 3, "numeric": 3,
     "lifted": 4,
     "step": 5, "task": 5, "joins": 5,
     "grounding": 6, "lazy": 6,
-    "validate": 7, "feedback": 7, "heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
+    "validate": 7, "feedback": 7, "heuristics": 7, "numeric_heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
     "session": 8,
     "loading": 9,
     "__init__": 10,

@@ -128,6 +128,11 @@ COMMANDS: dict[str, Run | Skip] = {
     # UP's own simulator needs minutes at 200 blocks; a tool that is not installed (pddlgym) is an error cell
     "python bench/bench_adapters.py": Run(timeout=3600, slow=True, check="load average after"),
     "python bench/bench_startup.py --venv bench/out/venv": Run(timeout=3600, slow=True),
+    "pypddl solve --task fuel-delivery/p02 -t 30": Run(needs=("enhsp",), timeout=300, check="(drive"),
+    "pypddl batch path/to/numeric-tasks -p enhsp -p enhsp-hadd -t 30 -o results/numeric/runs.jsonl": Run(
+        needs=("enhsp",), timeout=600, slow=True),
+    "pypddl generate fuel-delivery --locations 8 --trucks 2 --packages 5 --seed 1": Run(check="(:metric minimize"),
+    "python bench/bench_numeric.py": Run(timeout=3600, slow=True),
 }
 
 
@@ -176,6 +181,11 @@ def _scratch(tmp: Path) -> Path:
     for name in ("p01", "p02"):
         shutil.copy(bundled_task(f"blocksworld/{name}")[1], problems / f"{name}.pddl")
     (problems / "p01.plan").write_text(plan)
+    numeric = tmp / "path" / "to" / "numeric-tasks"
+    numeric.mkdir(parents=True)
+    shutil.copy(bundled_task("fuel-delivery/p01")[0], numeric / "domain.pddl")
+    for name in ("p01", "p02"):
+        shutil.copy(bundled_task(f"fuel-delivery/{name}")[1], numeric / f"{name}.pddl")
     (tmp / "bench").mkdir()
     return tmp
 
@@ -187,6 +197,14 @@ def _missing(needs: tuple[str, ...]) -> str | None:
         return "Fast Downward is not installed (pip install up-fast-downward)"
     if "ray" in needs and importlib.util.find_spec("ray") is None:
         return "Ray is not installed (pip install 'pypddlengine[ray]')"
+    if "enhsp" in needs:
+        from pypddl_experiments.planners.enhsp import enhsp_jar, java_binary
+        from pypddl_experiments.planners.fd import PlannerUnavailable
+
+        try:
+            enhsp_jar(), java_binary()
+        except PlannerUnavailable as err:
+            return str(err)
     if "corpus" in needs and not BW102.is_dir():
         return f"the IPC corpus is not at {CORPUS}"
     return None

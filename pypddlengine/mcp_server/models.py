@@ -66,6 +66,13 @@ the descriptions of the tools that return states."""
 """Atoms grouped by predicate (compact) or a flat sorted list (plain)."""
 
 Number = int | float
+Exact = int | float | str
+"""A numeric fluent's value, exact: a JSON number when its decimal text is
+exact (integers and terminating decimals such as 0.4 or 12.125), else a
+string holding the exact fraction, such as "1/3" (values are rationals;
+see pypddlengine.exact)."""
+Values = dict[str, Exact]
+"""Numeric values by ground function term, e.g. {"(fuel t1)": 12.5, "(cargo t1)": 0}."""
 
 
 class _Model(BaseModel):
@@ -157,6 +164,9 @@ class SessionSummary(_Model):
     static_facts: StateAtoms | None = Field(
         None, description="facts no action changes; left out of later states unless include_static is set"
     )
+    values: Values | None = Field(None, description="numeric tasks: the values of the fluents that can change")
+    static_values: Values | None = Field(
+        None, description="numeric tasks: values no action changes (distances, capacities ...), given once here")
     backend: str | None = Field(None, description="grounded (every action built up front) or lifted (actions "
                                 "instantiated as met; no heuristic distances, landmarks or relaxed dead-end proofs)")
     backend_note: str | None = Field(None, description="why this backend")
@@ -183,6 +193,8 @@ class StateView(_Model):
     atoms: int | None = Field(None, description="how many atoms are shown")
     static_included: bool | None = None
     state: StateAtoms
+    values: Values | None = Field(None, description="numeric tasks: the fluents' values now (static ones with "
+                                  "include_static)")
     feedback: FeedbackView | None = None
 
 
@@ -207,7 +219,10 @@ class StepOutcome(_Model):
     deleted: list[str] | None = None
     fired_effects: list[str] | None = Field(
         None, description="ADL tasks: the conditional effects that fired, each with its condition and objects")
+    values_changed: Values | None = Field(None, description="numeric tasks: the new value of each fluent the step "
+                                          "changed")
     state: StateAtoms | None = None
+    values: Values | None = Field(None, description="numeric tasks, with the whole state: every fluent's value")
     failure: FailureView | None = None
     feedback: FeedbackView | None = None
     attempts_left: int | None = None
@@ -224,6 +239,7 @@ class ResetOutcome(_Model):
     goal_reached: bool | None = None
     discarded_steps: int | None = Field(None, description="how many executed actions the reset dropped")
     state: StateAtoms | None = None
+    values: Values | None = None
     counters: Counters | None = None
 
 
@@ -233,7 +249,10 @@ class UndoOutcome(_Model):
     goal_reached: bool
     added: list[str] | None = None
     deleted: list[str] | None = None
+    values_changed: Values | None = Field(None, description="numeric tasks: fluents whose value changed back, with "
+                                          "their value now")
     state: StateAtoms | None = None
+    values: Values | None = None
 
 
 class CheckpointInfo(_Model):
@@ -249,7 +268,10 @@ class CheckpointOutcome(_Model):
     goal_reached: bool | None = None
     added: list[str] | None = Field(None, description="atoms that became true (restore)")
     deleted: list[str] | None = Field(None, description="atoms that became false (restore)")
+    values_changed: Values | None = Field(None, description="numeric tasks: fluents whose value the restore "
+                                          "changed, with their value now")
     state: StateAtoms | None = None
+    values: Values | None = None
     checkpoints: list[CheckpointInfo] = Field(description="the session's checkpoints, oldest first")
 
 
@@ -280,6 +302,10 @@ class ValidationView(_Model):
     unsatisfied_goals: list[str] | None = None
     more_unsatisfied: int | None = None
     failure: StepFailureView | None = None
+    metric: Exact | None = Field(None, description="the problem's :metric expression after the plan (total-time: "
+                                 "the number of steps)")
+    metric_direction: Literal["minimize", "maximize"] | None = None
+    metric_error: str | None = Field(None, description="why the metric could not be evaluated")
     summary: str | None = None
 
 

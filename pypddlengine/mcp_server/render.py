@@ -39,6 +39,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..errors import ErrorCode
+from ..exact import to_json
+from ..numeric import term_text
 from ..session import Failure, Feedback, FeedbackLevel
 from ..task import State, natural_key
 from . import models as m
@@ -50,9 +52,9 @@ from .store import ServerOptions, SessionEntry
 PAPER_FIELDS: dict[type, frozenset[str]] = {
     m.SessionSummary: frozenset({"session_id", "domain", "problem", "sources", "feedback_level", "rendering",
                                  "label"}),
-    m.StateView: frozenset({"state"}),
+    m.StateView: frozenset({"state", "values"}),  # a numeric task's values are part of its state
     m.ActionsPage: frozenset({"actions", "next_offset"}),
-    m.StepOutcome: frozenset({"success", "state", "goal_reached"}),
+    m.StepOutcome: frozenset({"success", "state", "values", "goal_reached"}),
     m.ResetOutcome: frozenset({"step"}),
     m.HistoryView: frozenset({"actions", "next_offset"}),
     m.ValidationView: frozenset({"valid"}),
@@ -116,6 +118,27 @@ class View:
     def maybe_state(self, include_state: bool | None) -> m.StateAtoms | None:
         wanted = (self.plain or self.paper) if include_state is None else include_state
         return self.state() if wanted else None
+
+    def values(self, state: State, include_static: bool = False) -> m.Values | None:
+        """A numeric task's values in ``state`` (exact, see :data:`models.Exact`), ``None`` for other tasks."""
+        values = getattr(state, "values", None)
+        if values is None:
+            return None
+        lifted = self.task.lifted
+        out = {_term(lifted, i): to_json(v) for i, v in enumerate(values) if v is not None}
+        if include_static:
+            out.update(static_values(lifted))
+        return out
+
+    def values_changed(self, before: State, after: State) -> m.Values | None:
+        """The new values of the fluents whose value differs between two states."""
+        old, new = getattr(before, "values", None), getattr(after, "values", None)
+        if old is None or new is None:
+            return None
+        lifted = self.task.lifted
+        changed = {_term(lifted, i): to_json(v) if v is not None else "undefined"
+                   for i, (u, v) in enumerate(zip(old, new, strict=True)) if u != v or (u is None) != (v is None)}
+        return changed or None
 
     def goal_list(self, goals: Iterable[str]) -> tuple[list[str] | None, int | None]:
         ordered = sorted(goals, key=natural_key)
@@ -190,6 +213,22 @@ class View:
         added = sorted((render(a) for a in after - before), key=natural_key)
         deleted = sorted((render(d) for d in before - after), key=natural_key)
         return added or None, deleted or None
+
+
+def _term(lifted: Any, i: int) -> str:
+    name, args = lifted.fluent_terms[i]
+    return term_text(lifted.function_display.get(name, name), args, lifted.object_display)
+
+
+def static_values(lifted: Any) -> m.Values:
+    """The values of a numeric task's static functions (they never change)."""
+    if not lifted.numeric_task:
+        return {}
+    out: dict[str, Any] = {}
+    for (name, args), v in sorted(lifted.numeric.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        if name in lifted.function_index and name not in lifted.fluent_functions:
+            out[term_text(lifted.function_display.get(name, name), args, lifted.object_display)] = to_json(v)
+    return out
 
 
 def reference_failure(failure: Failure, lifted: Any) -> ToolFailure:

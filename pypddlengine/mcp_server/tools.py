@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_tasks
 from ..errors import ErrorCode, GroundingLimitError, PDDLError, counted
+from ..exact import to_json
 from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
@@ -52,7 +53,7 @@ from .errors import (
     one_line,
 )
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
-from .render import View, for_level, number_or_none, reference_failure
+from .render import View, for_level, number_or_none, reference_failure, static_values
 from .store import ServerOptions, SessionEntry, SessionStore
 
 __all__ = ["REGISTRY", "Call", "Served", "Tool", "reply", "server_tool", "session_tool"]
@@ -322,6 +323,8 @@ async def initialise_session(
                 actions=summarise_actions(session),
                 goal=sorted(session.lifted.goal_parts(), key=natural_key),
                 static_facts=view.atoms(static) if static else None,
+                values=view.values(session.state),
+                static_values=static_values(session.lifted) or None,
                 backend=session.backend,
                 backend_note=session.backend_note,
                 ground_actions=None if session.grounded is None else len(session.grounded.actions),
@@ -366,6 +369,7 @@ def query_current_state(
         atoms=len(ids),
         static_included=static or not s.task.static_atoms,
         state=view.atoms(ids),
+        values=view.values(s.state, include_static=bool(static)),
         feedback=view.current_feedback(),
     )
 
@@ -428,6 +432,7 @@ def execute_single_action(
     entry, view = call.entry, call.view
     if entry.attempts_left <= 0:
         raise ToolFailure(STEP_LIMIT, f"session used all {entry.max_steps} of its execute attempts")
+    before = entry.session.state
     r = entry.session.execute(action)
     if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES and not view.paper:
         entry.failed_attempts += 1
@@ -444,7 +449,10 @@ def execute_single_action(
         added=list(r.added) or None,
         deleted=list(r.deleted) or None,
         fired_effects=list(r.fired) or None,
+        values_changed=view.values_changed(before, r.state) if r.success else None,
         state=view.maybe_state(include_state) if r.success or view.paper else None,
+        values=view.values(r.state) if view.maybe_state(include_state) is not None and (
+            r.success or view.paper) else None,
         failure=view.failure(r.failure) if r.failure else None,
         feedback=view.feedback(r.feedback, added=r.added, deleted=r.deleted),
         attempts_left=entry.attempts_left,
@@ -466,6 +474,7 @@ def reset_to_initial_state(
         goal_reached=s.is_goal(),
         discarded_steps=discarded,
         state=call.view.maybe_state(include_state),
+        values=call.view.values(s.state) if call.view.maybe_state(include_state) is not None else None,
         counters=entry.counters(),
     )
 
@@ -520,6 +529,9 @@ async def validate_complete_plan(
         failure=m.StepFailureView(
             step=f.step, action=f.action, code=f.code, message=f.message, unsatisfied=list(f.unsatisfied) or None,
         ) if f else None,
+        metric=None if report.metric is None else to_json(report.metric),
+        metric_direction=report.metric_direction if report.metric is not None else None,
+        metric_error=report.metric_error,
         summary=verdict(report),
     )
 
@@ -564,6 +576,8 @@ def checkpoint(
     return m.CheckpointOutcome(
         name=cp.name if cp else None, step=len(s.history), goal_reached=s.is_goal() if restored else None,
         added=added, deleted=deleted, state=view.maybe_state(include_state) if restored else None,
+        values_changed=view.values_changed(before, s.state) if restored else None,
+        values=view.values(s.state) if restored and view.maybe_state(include_state) is not None else None,
         checkpoints=[m.CheckpointInfo(name=c.name, step=c.step) for c in s.checkpoints()])
 
 
@@ -585,7 +599,9 @@ def undo_last_action(
         goal_reached=s.is_goal(),
         added=added,
         deleted=deleted,
+        values_changed=view.values_changed(before, s.state),
         state=view.maybe_state(include_state),
+        values=view.values(s.state) if view.maybe_state(include_state) is not None else None,
     )
 
 

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..errors import ErrorCode, PDDLSyntaxError, Span
+from ..exact import parse_number
 from ..model import (
     OBJECT_TYPE,
     ActionDecl,
@@ -127,6 +128,7 @@ def _shared_term(name: str) -> Variable | Constant:
 
 
 _RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
+_NUMERIC_PIECE = re.compile(r";[^\n]*|\([ \t]*(=)[ \t]*(\(([^()]*)\))[ \t]*([-0-9.]+)[ \t]*\)")
 _FIRST_NAME = re.compile(r"\(\s*([^\s()]+)")
 """The name of the first atom of a run, as spelt."""
 
@@ -158,6 +160,34 @@ def _run_pieces(tok: Token) -> list[tuple[str, Span]]:
     return pieces
 
 
+def _split_numeric_run(tok: Token) -> list[NumericFact]:
+    """The facts of a NUMERIC_FACTS token (a run of one-line ``(= (f o ...) n)``),
+    each with spans for the ``=``, the function term and the number, as the
+    structural path gives them (the function term's arguments get theirs
+    from the source when a message needs one, as atoms of a run do). The
+    line bookkeeping is :func:`_run_pieces`' (kept apart: sharing it costs
+    atom runs, the parser's hot loop, a generator level per atom)."""
+    value: str = tok.value
+    line: int = tok.line  # type: ignore[assignment]
+    ls = -tok.column + 1  # type: ignore[operator]
+    last = 0
+    facts: list[NumericFact] = []
+    for m in _NUMERIC_PIECE.finditer(value):
+        if m.group(1) is None:  # a comment between facts
+            continue
+        start = m.start()
+        if value.count("\n", last, start):
+            line += value.count("\n", last, start)
+            ls = value.rfind("\n", last, start) + 1
+        last = start
+        parts = m.group(3).lower().split()
+        term = Span(line, m.start(2) - ls + 1, line, m.end(2) - ls + 1)
+        target = FunctionTerm(parts[0], tuple([_shared_term(p) for p in parts[1:]]), term)
+        number = Number(parse_number(m.group(4)), Span(line, m.start(4) - ls + 1, line, m.end(4) - ls + 1))
+        facts.append(NumericFact(target, number, Span(line, m.start(1) - ls + 1, line, m.end(1) - ls + 1)))
+    return facts
+
+
 def _split_atom_run(tok: Token) -> list[Atom]:
     """The atoms of an ATOMS/GROUND_ATOMS token, each with its own span."""
     atoms: list[Atom] = []
@@ -187,8 +217,8 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
     for item in items:
         if isinstance(item, _Run):
             out.extend(item.items)
-        elif isinstance(item, str):  # a bare GROUND_ATOMS run (in :init)
-            out.extend(_split_atom_run(item))
+        elif isinstance(item, str):  # a bare GROUND_ATOMS or NUMERIC_FACTS run (in :init)
+            out.extend(_split_numeric_run(item) if item.type == "NUMERIC_FACTS" else _split_atom_run(item))
         else:
             out.append(item)
     return tuple(out)
@@ -225,9 +255,7 @@ def _term(tok: Token) -> Variable | Constant:
 
 
 def _number(tok: Token) -> Number:
-    text = tok.value
-    value: int | float = float(text) if "." in text else int(text)
-    return Number(value, token_span(tok))
+    return Number(parse_number(tok.value), token_span(tok))
 
 
 _STEP_WORDS: dict[str, tuple[str, tuple[str, ...], str]] = {}
@@ -467,7 +495,8 @@ class PDDLTransformer:
 
     def other_section(self, c: list[Any]) -> UnsupportedConstruct:
         tok: Token = c[0]
-        return UnsupportedConstruct(tok.value.lower(), token_span(tok))
+        hash_t = next((t for t in c[1:] if t.value.lower() == "#t"), None)
+        return UnsupportedConstruct(tok.value.lower(), token_span(tok), token_span(hash_t) if hash_t else None)
 
     # ------------------------------------------------------------ typed lists
 
@@ -556,8 +585,10 @@ class PDDLTransformer:
             expr = BinaryExpr(op.value, expr, more, span)
         return expr
 
-    def f_negate(self, c: list[Any]) -> BinaryExpr:
-        return BinaryExpr("-", c[1], None, token_span(c[0]))
+    def f_minus(self, c: list[Any]) -> BinaryExpr:
+        if len(c) == 2:  # (- e): negation
+            return BinaryExpr("-", c[1], None, token_span(c[0]))
+        return self.f_binary(c)
 
     # ------------------------------------------------------------ effects
 

@@ -225,6 +225,7 @@ _WORDS = {
     "<END-OF-FILE>": "the end of the input",
     "ATOMS": "an atom",
     "GROUND_ATOMS": "an atom",
+    "NUMERIC_FACTS": "an initial value '(= (f ...) n)'",
     "_DEFINE": "'define'",
     "_DOMAIN": "'domain'",
     "_PROBLEM": "'problem'",

@@ -36,6 +36,10 @@ COSTS_PROBLEM = """(define (problem trip) (:domain roads)
   (:goal (at work)) (:metric minimize (total-cost)))"""
 
 
+CLASSICAL = [d for d in bundled_domains() if not open_session(*bundled_task(bundled_tasks(d)[0])).lifted.numeric_task]
+"""Bundled domains PDDLEnv takes (a numeric one is refused: see the last test)."""
+
+
 def _folder(domain: str) -> dict[str, object]:
     return {"domain": bundled_root("domains") / f"{domain}.pddl", "problem": bundled_root("problems") / domain}
 
@@ -46,14 +50,14 @@ def _checked(env: gymnasium.Env) -> None:
         check_env(env.unwrapped)
 
 
-@pytest.mark.parametrize("domain", bundled_domains())
+@pytest.mark.parametrize("domain", CLASSICAL)
 def test_check_env_on_every_bundled_domain_folder(domain: str) -> None:
     env = gymnasium.make(pg.ENV_ID, **_folder(domain))
     assert len(env.unwrapped.problems) == len(bundled_tasks(domain))
     _checked(env)
 
 
-@pytest.mark.parametrize("domain", bundled_domains())
+@pytest.mark.parametrize("domain", CLASSICAL)
 @pytest.mark.parametrize(("observation", "action_mode"), [("atoms", "discrete"), ("text", "text"), ("vector", "text")])
 def test_check_env_in_every_mode(domain: str, observation: str, action_mode: str) -> None:
     env = gymnasium.make(pg.task_env_id(bundled_tasks(domain)[0]), observation=observation, action_mode=action_mode)
@@ -272,3 +276,15 @@ def test_bad_arguments_are_clear_errors(tmp_path) -> None:  # type: ignore[no-un
         pg.PDDLEnv("(define (domain d) (:predicates (p))", "(define (problem q) (:domain d) (:goal (p)))")
     with pytest.raises(ValueError, match="holds no .pddl"):
         pg.PDDLEnv(bundled_task("blocksworld/p01")[0], tmp_path)
+
+
+def test_a_numeric_task_is_refused_saying_why() -> None:
+    """The observation is a vector of atoms: a task whose actions change numbers
+    (the bundled fuel-delivery) would lose its values, so it is refused."""
+    assert "fuel-delivery" in bundled_domains() and "fuel-delivery" not in CLASSICAL
+    from pypddlengine import PDDLError
+    from pypddlengine.gym import PDDLEnv
+
+    with pytest.raises(PDDLError, match="numeric fluents") as caught:
+        PDDLEnv(task="fuel-delivery/p01")
+    assert caught.value.code == "UNSUPPORTED_REQUIREMENT"

@@ -217,8 +217,12 @@ def test_static_cost_fluents_and_problems_outside_the_fragment() -> None:
     numeric = EXAMPLES["counter"].problem
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # UP warns that the kind is not supported, then the engine says why
-        with pytest.raises(PDDLError, match="numeric"):
+        # the simulator's states are sets of atoms: a task whose actions change numbers is refused, saying why
+        with pytest.raises(PDDLError, match="numeric fluents") as caught:
             SequentialSimulator(numeric, name="pypddlengine")
-        with PlanValidator(name="pypddlengine") as validator:
-            result = validator.validate(numeric, EXAMPLES["counter"].valid_plans[0])
-    assert result.status == ValidationResultStatus.UNKNOWN and "cannot load the problem" in result.log_messages[0].message
+        assert caught.value.code == "UNSUPPORTED_REQUIREMENT"
+        # the validator reads numeric tasks (issue 20): it agrees with UP's own on the example's plans
+        with PlanValidator(name="pypddlengine") as validator, PlanValidator(name="sequential_plan_validator") as up:
+            for plan in EXAMPLES["counter"].valid_plans + EXAMPLES["counter"].invalid_plans:
+                ours, theirs = validator.validate(numeric, plan), up.validate(numeric, plan)
+                assert ours.status == theirs.status, (str(plan), ours.log_messages)

@@ -136,6 +136,22 @@ def test_readings_pick_the_plan_they_name() -> None:
     assert none["outcome"] == "timeout"
 
 
+def test_first_if_exited_reads_by_how_the_run_ended() -> None:
+    """The first plan of a run that ended by itself, the best of one killed at
+    the budget; a run without a valid plan stays a timeout either way."""
+    plans = ((1.0, 50, True), (10.0, 40, True), (100.0, 30, True))
+    exited, killed = _anytime(*plans), _anytime(*plans)
+    exited["planner"]["killed_at_deadline"] = False
+    killed["planner"]["killed_at_deadline"] = True
+    reading = parse_reading("First-If-Exited")
+    assert reading.name == "first-if-exited"
+    assert apply_reading(exited, reading)["plan_length"] == 50
+    assert apply_reading(exited, reading)["plan"] is None  # not the returned plan's actions
+    assert apply_reading(killed, reading)["plan_length"] == 30
+    assert apply_reading(killed, reading)["plan"] is not None
+    assert apply_reading(_anytime(), reading)["outcome"] == "timeout"
+
+
 @pytest.mark.parametrize("text", ["", "last", "at:", "at:-3", "at:nan", "at:x"])
 def test_bad_readings_are_refused(text: str) -> None:
     with pytest.raises(ValueError):

@@ -58,11 +58,15 @@ def test_derived_atom_in_init_is_refused() -> None:
     assert report.errors[0].span is not None and report.errors[0].span.line == 3
 
 
-def test_numeric_and_durative_stay_rejected_by_name() -> None:
+def test_numeric_is_accepted_and_durative_stays_rejected_by_name() -> None:
     numeric = DOMAIN.replace("(:action switch", "(:functions (fuel)) (:action switch").replace(
         ":effect (and (when (lit ?r)", ":effect (and (increase (fuel) 1) (when (lit ?r)")
     report = check(parse_domain(numeric), parse_problem(PROBLEM))
-    assert report.errors[0].code == "UNSUPPORTED_REQUIREMENT" and "numeric" in report.errors[0].message
+    assert report.errors == () and "numeric-fluents" in report.features  # issue 20
+    durative = DOMAIN.replace("(:action switch", "(:durative-action wait :parameters () :duration (= ?duration 1) "
+                                                 ":condition (and) :effect (and)) (:action switch")
+    report = check(parse_domain(durative), parse_problem(PROBLEM))
+    assert report.errors[0].code == "UNSUPPORTED_REQUIREMENT" and "durative" in report.errors[0].message
     assert report.errors[0].span is not None
 
 

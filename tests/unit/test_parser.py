@@ -4,12 +4,11 @@ the fast atom-run tokens agree with the structural rules (property tests)."""
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from malformed_cases import BASE_DOMAIN, BASE_PROBLEM
+from malformed_cases import BASE_DOMAIN, BASE_PROBLEM, reformat
 
 from pypddlengine import PDDLError, PDDLSyntaxError, check, parse_action_ref, parse_domain, parse_plan, parse_problem
 from pypddlengine.model import Add, And, Atom, Constant, Delete, EffectAnd, Not, Variable
@@ -115,32 +114,12 @@ def test_runs_and_structural_atoms_agree_on_spans() -> None:
 # ---------------------------------------------------------------- property tests: formatting never matters
 
 
-def _reformat(text: str, rng: random.Random) -> str:
-    """Random case changes, line breaks and comments inside and between atoms:
-    some atoms leave the fast run tokens for the structural path."""
-    out: list[str] = []
-    for token in re.findall(r"\(|\)|[^\s()]+", text):
-        if token not in "()":
-            token = token.upper() if rng.random() < 0.3 else token
-        out.append(token)
-        r = rng.random()
-        if r < 0.1:
-            out.append("\n")
-        elif r < 0.13:
-            out.append(" ; a comment (with parens)\n")
-        elif r < 0.2:
-            out.append("\t")
-        else:
-            out.append(" ")
-    return "".join(out)
-
-
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**9))
 def test_reformatting_keeps_the_model(seed: int) -> None:
     rng = random.Random(seed)
-    assert parse_domain(_reformat(BASE_DOMAIN, rng)) == parse_domain(BASE_DOMAIN)
-    assert parse_problem(_reformat(BASE_PROBLEM, rng)) == parse_problem(BASE_PROBLEM)
+    assert parse_domain(reformat(BASE_DOMAIN, rng)) == parse_domain(BASE_DOMAIN)
+    assert parse_problem(reformat(BASE_PROBLEM, rng)) == parse_problem(BASE_PROBLEM)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -149,7 +128,7 @@ def test_any_line_ending_keeps_the_model_and_the_positions(seed: int, ending: st
     """Issue 25 item 9: a lone CR is a line end (classic Mac files), as CR-LF
     is; with CR only, a ';' comment used to swallow the rest of the file."""
     rng = random.Random(seed)
-    domain, problem = _reformat(BASE_DOMAIN, rng), _reformat(BASE_PROBLEM, rng)
+    domain, problem = reformat(BASE_DOMAIN, rng), reformat(BASE_PROBLEM, rng)
     assert parse_domain(domain.replace("\n", ending)) == parse_domain(domain)
     assert parse_problem(problem.replace("\n", ending)) == parse_problem(problem)
     plan = "; the plan\n(pick a)  ; first\n\n(put a b)\n"

@@ -8,12 +8,15 @@ named by its ``(:domain ...)``.
   :func:`hanoi`: Blocksworld families; random states are uniform
   (Slaney & Thiébaux's counting method, :mod:`.towers`).
 * :func:`gripper`, :func:`logistics`: the transport classics.
+* :func:`fuel_delivery`: a numeric transport domain of our own (fuel, load,
+  exact decimal weights and prices), solvable by construction.
 * :func:`unsolvable`: tasks with no plan, of a kind whose proof
   :func:`prove_unsolvable` can check (relaxed reachability, or exhaustive
   search at small sizes).
 """
 
 from .blocksworld import blocksworld, blocksworld_sizes, blocksworld_table, hanoi
+from .fuel import fuel_delivery
 from .proofs import BFSResult, Proof, breadth_first, ground_text, prove_unsolvable
 from .towers import SizedTowerSampler, TowerSampler, TowerState, count_states
 from .transport import gripper, gripper_optimal_length, logistics
@@ -32,6 +35,7 @@ __all__ = [
     "blocksworld_table",
     "breadth_first",
     "count_states",
+    "fuel_delivery",
     "gripper",
     "gripper_optimal_length",
     "ground_text",

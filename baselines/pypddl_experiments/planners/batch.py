@@ -40,7 +40,9 @@ from pypddl_experiments.runs.executors import ExecutorOptions, RunLost, make_exe
 from pypddl_experiments.runs.tasks import TaskRef
 
 from .executor import PLANNER_CPUS, JobSubmitter
-from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, PlannerUnavailable, fd_driver, fd_provenance, run_fd
+from .enhsp import enhsp_jar, java_binary
+from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, PlannerUnavailable, fd_driver, fd_provenance
+from .planners import run_planner
 from .records import RecordWriter, read_records, record_key, utc_now
 from .val import val_validate
 
@@ -205,7 +207,7 @@ def _run_job(
     if keep_dir is not None:
         safe = job.task.instance_id.replace("/", "__")
         workdir = keep_dir / job.config.method / f"{safe}-r{job.replicate}"
-    result = run_fd(
+    result = run_planner(
         job.task.domain, job.task.problem, job.config,
         time_limit=time_limit, memory_mb=memory_mb, workdir=workdir, cancel=cancel,
     )
@@ -274,7 +276,11 @@ def run_batch(
     summary says ``interrupted`` (no exception). ``executor``: where the runs
     execute (:mod:`pypddl_experiments.runs.executors`; default: threads of this process)."""
     if executor is None or not executor.remote:
-        fd_driver()  # fail before starting anything when Fast Downward is missing (Ray: on the workers)
+        # fail before starting anything when a planner is missing (Ray: on the workers)
+        if any(c.planner == "fd" for c in configs):
+            fd_driver()
+        if any(c.planner == "enhsp" for c in configs):
+            enhsp_jar(), java_binary()
     out = Path(out)
     summary = BatchSummary(out=out)
     started = time.monotonic()

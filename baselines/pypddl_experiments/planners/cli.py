@@ -40,10 +40,14 @@ def _fail(message: str, code: int = BAD_INPUT) -> None:
 
 
 def _configs(specs: tuple[str, ...]) -> list[Any]:
-    from .fd import PlannerUnavailable, resolve_config
+    from .fd import PlannerUnavailable
+    from .planners import AUTO, resolve_planner
 
+    if AUTO in specs:
+        _fail("'auto' picks a planner per task, so it works with 'pypddl solve' only; name the planners here "
+              "(lama-first for classical tasks, enhsp for numeric ones)")
     try:
-        return [resolve_config(s) for s in specs]
+        return [resolve_planner(s) for s in specs]
     except ValueError as err:
         _fail(str(err))
     except PlannerUnavailable as err:
@@ -55,8 +59,9 @@ def _planner_option(default: tuple[str, ...], multiple: bool) -> Any:
     return click.option(
         "--planner", "-p", "planners", multiple=multiple, default=default if multiple else default[0],
         show_default=True,
-        help="lama-first, seq-sat-lama-2011, another Fast Downward alias, or search options such as "
-        "'--search astar(lmcut())'." + (" Repeat for several." if multiple else ""),
+        help="lama-first, seq-sat-lama-2011, another Fast Downward alias, search options such as "
+        "'--search astar(lmcut())', or an ENHSP configuration for numeric tasks (enhsp, enhsp-hadd, enhsp-opt)"
+        + (". Repeat for several." if multiple else "; auto: enhsp for a numeric task, lama-first otherwise."),
     )
 
 
@@ -107,7 +112,7 @@ def _release_option() -> Any:
 @click.argument("domain", type=click.Path(dir_okay=False), required=False)
 @click.argument("problem", type=click.Path(dir_okay=False), required=False)
 @click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
-@_planner_option(("lama-first",), multiple=False)
+@_planner_option(("auto",), multiple=False)
 @_release_option()
 @_time_option
 @_memory_option
@@ -120,7 +125,7 @@ def solve(
     domain: str | None, problem: str | None, bundled: str | None, planners: str, time_limit: float,
     memory_limit: int, output: str | None, keep_dir: str | None, crosscheck: bool, as_json: bool,
 ) -> None:
-    """Solve DOMAIN PROBLEM with Fast Downward and print the validated plan.
+    """Solve DOMAIN PROBLEM with Fast Downward (ENHSP for numeric tasks) and print the validated plan.
 
     The plan goes to stdout (or to -o FILE) in IPC format, one action a line
     and a final '; cost = N (unit cost)' line ('general cost' with the plan's
@@ -148,7 +153,8 @@ def solve(
     from pypddlengine.bundled import bundled_task
     from pypddlengine.errors import PDDLError
 
-    from .fd import PlannerUnavailable, run_fd
+    from .fd import PlannerUnavailable
+    from .planners import planner_for, run_planner
     from .records import environment, make_record, utc_now
     from .val import val_validate
 
@@ -163,10 +169,13 @@ def solve(
             d, p = bundled_task(bundled)
     except PDDLError as err:
         _fail(err.message)
-    (config,) = _configs((planners,))
+    try:
+        config = planner_for(planners, d, p)
+    except (ValueError, PlannerUnavailable) as err:
+        _fail(str(err))
     started_at = utc_now()
     try:
-        result = run_fd(d, p, config, time_limit=time_limit, memory_mb=memory_limit, workdir=keep_dir)
+        result = run_planner(d, p, config, time_limit=time_limit, memory_mb=memory_limit, workdir=keep_dir)
     except PlannerUnavailable as err:
         _fail(str(err))
     except KeyboardInterrupt:
@@ -324,9 +333,10 @@ def batch(
               help="Block order: the benchmark order (the paper's), or by lama-first plan length (unsolved last).")
 @click.option("--report-only", is_flag=True,
               help="Print the tables of the tasks that have records in --out; run nothing, write nothing.")
-@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|at:SECONDS",
+@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|first-if-exited|at:SECONDS",
               help="Which plan of each seq-sat-lama-2011 run the tables score: the best within the budget (what the "
-              "planner returns), the first it found, or the best found within SECONDS of the start.")
+              "planner returns), the first it found, the first when the planner ended by itself and the best when "
+              "it was stopped at the budget, or the best found within SECONDS of the start.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
 @click.option("--select", "-k", help="Only tasks whose id matches this regular expression (for trials).")
 @click.option("--limit", "-n", type=click.IntRange(min=1), help="Only the first N tasks (for trials).")
@@ -588,6 +598,22 @@ def gen_logistics(cities: int, places: int, packages: int, airplanes: int, seed:
 
     _emit(lambda s, n: logistics(cities, places, packages, airplanes=airplanes, seed=s, name=n or name),
           "logistics", seed, count, output, out_dir, domain_out)
+
+
+@generate.command("fuel-delivery")
+@click.option("--locations", type=click.IntRange(min=2), required=True, help="Number of locations.")
+@click.option("--trucks", type=click.IntRange(min=1), default=1, show_default=True, help="Number of trucks.")
+@click.option("--packages", type=click.IntRange(min=1), required=True, help="Number of packages.")
+@click.option("--extra-roads", type=click.IntRange(min=0), help="Roads beyond the spanning tree [default: a third "
+              "of the locations].")
+@_with(_common_generate)
+def gen_fuel(locations: int, trucks: int, packages: int, extra_roads: int | None, seed: int, name: str | None,
+             output: str | None, count: int | None, out_dir: str | None, domain_out: str | None) -> None:
+    """Fuel delivery (numeric): trucks with fuel tanks and capacities deliver weighted packages."""
+    from pypddl_experiments.generators import fuel_delivery
+
+    _emit(lambda s, n: fuel_delivery(locations, trucks, packages, seed=s, extra_roads=extra_roads, name=n or name),
+          "fuel-delivery", seed, count, output, out_dir, domain_out)
 
 
 @generate.command("unsolvable")

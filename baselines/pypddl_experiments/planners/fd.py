@@ -42,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -271,18 +272,21 @@ def _aliases(driver: Path) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class PlannerConfig:
-    """A Fast Downward configuration: an ``--alias`` or search options.
+    """A planner configuration: for Fast Downward an ``--alias`` or search
+    options; for ENHSP (``planner="enhsp"``, :mod:`.enhsp`) its options.
 
-    ``name`` names the method in records (``fd-<name>``): the alias itself,
-    or ``search-<8 hex digits of the options' sha256>``."""
+    ``name`` names the method in records: Fast Downward's are ``fd-<name>``
+    (the alias itself, or ``search-<8 hex digits of the options' sha256>``),
+    ENHSP's are their names (``enhsp``, ``enhsp-hadd``, ``enhsp-opt``)."""
 
     name: str
     alias: str | None = None
     search_args: tuple[str, ...] = ()
+    planner: str = "fd"
 
     @property
     def method(self) -> str:
-        return f"fd-{self.name}"
+        return f"fd-{self.name}" if self.planner == "fd" else self.name
 
     @property
     def search(self) -> str | None:
@@ -694,6 +698,16 @@ def _read_plans(workdir: Path, start_epoch: float, time_limit: float, judge: _Ju
     return plans
 
 
+def _log_end(path: Path, size: int = 200_000) -> str:
+    """The last ``size`` bytes of a planner's log (where its verdict is)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(path.stat().st_size - size, 0))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     try:
         data = path.read_bytes()[-20000:].decode(errors="replace")
@@ -745,44 +759,79 @@ def run_fd(
     if memory_mb <= 0:
         raise ValueError("the memory limit must be positive")
     result = FDResult(Outcome.INPUT_ERROR, "", config, float(time_limit), int(memory_mb))
+
+    def stale(name: str) -> bool:  # a kept directory reused by a re-run
+        return bool(_PLAN_FILE.match(name)) or name in ("output.sas", "fd.log")
+
+    return supervised_run(
+        result, domain, problem, lifted, workdir, cancel, stale=stale, log_name="fd.log",
+        command=lambda d, p, run_dir: build_command(config, d, p, run_dir, time_limit, memory_mb),
+        read=lambda run_dir, log, start, judge: _read_plans(run_dir, start, time_limit, judge),
+        decide=lambda res, log: _decide(res),
+    )
+
+
+def supervised_run(
+    result: FDResult,
+    domain: str | os.PathLike[str],
+    problem: str | os.PathLike[str],
+    lifted: LiftedTask | None,
+    workdir: str | os.PathLike[str] | None,
+    cancel: threading.Event | None,
+    *,
+    stale: Callable[[str], bool],
+    log_name: str,
+    command: Callable[[Path, Path, Path], list[str]],
+    read: Callable[[Path, str, float, _Judge], list[FoundPlan]],
+    decide: Callable[[FDResult, str], None],
+) -> FDResult:
+    """One planner run, the careful way, for any planner (see the module
+    docstring): load the task with the engine (an input error stops here; a
+    feature the engine does not support leaves the judging to VAL), make the
+    run folder (removing ``stale`` files of a kept one), run ``command(domain,
+    problem, run_dir)`` with its output in ``log_name`` under the wall-clock
+    budget, then ``read`` the plans and ``decide`` the outcome from them and
+    the log."""
     domain_path, problem_path = Path(domain).resolve(), Path(problem).resolve()
     if lifted is None:
         try:
             lifted = load_task(domain_path, problem_path)
         except UnsupportedRequirementError as err:
-            # Fast Downward may well accept what the engine does not: hand it the
-            # task and let VAL judge its plans (see _read_plans).
+            # the planner may well accept what the engine does not: hand it the
+            # task and let VAL judge its plans (see _Judge)
             result.engine_gap = err.message
         except PDDLError as err:
             result.detail = str(err).splitlines()[0] if str(err) else err.message
             result.log_tail = str(err)
             return result
+    result.command = command(domain_path, problem_path, Path("<run>"))  # a missing planner fails here
     keep = workdir is not None
     if not keep:
         sweep_stale_run_dirs()
-    # resolved: Fast Downward runs inside it, so a relative path would be read from there
+    # resolved: the planner runs inside it, so a relative path would be read from there
     run_dir = Path(workdir).resolve() if keep else _temp_run_dir()  # type: ignore[arg-type]
     run_dir.mkdir(parents=True, exist_ok=True)
-    for stale in run_dir.iterdir():  # a kept directory reused by a re-run
-        if _PLAN_FILE.match(stale.name) or stale.name in ("output.sas", "fd.log"):
-            stale.unlink()
-    result.command = build_command(config, domain_path, problem_path, run_dir, time_limit, memory_mb)
-    log_path = run_dir / "fd.log"
+    for old in run_dir.iterdir():
+        if stale(old.name):
+            old.unlink()
+    result.command = command(domain_path, problem_path, run_dir)
+    log_path = run_dir / log_name
     try:
         run = _Run(result.command, run_dir, log_path)
-        killed, interrupted = run.wait(time_limit, cancel)
+        killed, interrupted = run.wait(result.time_limit, cancel)
         result.wall_s = round((run.end or time.monotonic()) - run.start, 3)
         result.returncode = run.proc.returncode
         result.killed = killed
         result.group_cleaned = run.cleaned
         result.pgid = run.pgid
+        log = _log_end(log_path)
         judge = _Judge(lifted, domain_path, problem_path, result.engine_gap)
-        result.plans = _read_plans(run_dir, run.start_epoch, time_limit, judge)
+        result.plans = read(run_dir, log, run.start_epoch, judge)
         result.log_tail = _tail(log_path)
         if interrupted:
             result.outcome, result.detail = Outcome.INTERRUPTED, "stopped by the user"
             return result
-        _decide(result)
+        decide(result, log)
         return result
     finally:
         if keep:

@@ -31,6 +31,7 @@ from pypddl_experiments.runs.records import (
 )
 from pypddl_experiments.runs.tasks import TaskRef
 
+from .enhsp import enhsp_provenance
 from .fd import VALIDATOR_ENGINE, FDResult, fd_provenance, fd_version
 from .outcomes import record_outcome
 
@@ -52,7 +53,8 @@ SCHEMA = RUN_SCHEMA  # the name this module has always used
 def environment() -> dict[str, Any]:
     """The ``env`` block of a run, computed by the process that ran it (a
     Ray worker's host, Fast Downward and commit, not the driver's)."""
-    return {**environment_fields(), "sdk": {"up-fast-downward": fd_version()}, "fast_downward": fd_provenance(),
+    return {**environment_fields(), "sdk": {"up-fast-downward": fd_version(), "up-enhsp": enhsp_provenance()["wheel"]},
+            "fast_downward": fd_provenance(),
             "cpu_count": os.cpu_count()}
 
 
@@ -85,10 +87,13 @@ def make_record(
         "group_cleaned": result.group_cleaned,
         "memory_limit_mb": result.memory_mb,
         "plans": [p.to_dict() for p in result.plans],
-        "fd_version": fd_version(),
-        "fd_release": fd_provenance()["release"],
-        "fd_revision": fd_provenance()["git_revision"],
     }
+    if config.planner == "enhsp":
+        planner["name"] = "enhsp"
+        planner["enhsp"] = enhsp_provenance()
+    else:
+        planner.update(fd_version=fd_version(), fd_release=fd_provenance()["release"],
+                       fd_revision=fd_provenance()["git_revision"])
     if result.outcome.value not in ("solved", "timeout"):
         planner["log_tail"] = result.log_tail
     if result.workdir:

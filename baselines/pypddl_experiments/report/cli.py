@@ -30,9 +30,10 @@ __all__ = ["report"]
 @click.option("--family", "families", multiple=True,
               help="Approach labels, comma-separated, whose pairwise McNemar tests are Holm-adjusted together "
                    "(repeatable, one family each), e.g. the feedback contrasts.")
-@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|at:SECONDS",
+@click.option("--seq-reading", default="best", show_default=True, metavar="best|first|first-if-exited|at:SECONDS",
               help="Which plan of each FD seq-sat-lama-2011 run counts: the best within the budget (what the planner "
-              "returns), the first it found, or the best found within SECONDS of the start (a shorter budget read "
+              "returns), the first it found, the first when the planner ended by itself and the best when it was "
+              "stopped at the budget, or the best found within SECONDS of the start (a shorter budget read "
               "from the same run).")
 @click.option("--contaminated", type=click.Choice(["exclude", "refuse"]), default="exclude", show_default=True,
               help="Runs a rate limit or overload cut into: left out of every table and listed, or refuse to report.")
