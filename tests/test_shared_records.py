@@ -240,15 +240,15 @@ def test_results_store_appends_through_the_locked_writer(tmp_path: Path) -> None
 
 
 def test_shared_module_stays_an_adapter_helper() -> None:
-    from test_layering import _imports, engine_modules
+    from test_layering import MODULES, imports
 
     engine_users = [
         f"{p.relative_to(ROOT)}:{line}"
-        for p in engine_modules()
-        for module, line in _imports(p)
-        if module == "pypddl_experiments.runs.records"
+        for name, p in MODULES.items() if name.split(".")[0] == "pypddlengine"
+        for module, line in imports(p)
+        if module.startswith("pypddl_experiments.runs.records")
     ]
     assert not engine_users, engine_users
     forbidden = {"click", "mcp", "pydantic", "anthropic", "openai", "httpx", "httpx2"}
-    used = {module.split(".")[0] for module, _ in _imports(Path(shared.__file__))}
+    used = {module.split(".")[0] for module, _ in imports(Path(shared.__file__).resolve())}
     assert not used & forbidden
