@@ -21,10 +21,9 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
-
-from .file_commands import check_files, echo, ground_files, validate_files
 
 __all__ = ["parse_fast", "run"]
 
@@ -103,14 +102,20 @@ def parse_fast(argv: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
 
 
 def _validate(files: Sequence[str], bundled: None, as_json: bool, quiet: bool) -> int:
+    from .file_commands import validate_files
+
     return validate_files(files[0], files[1], files[2:], as_json, quiet)
 
 
 def _check(domain: str, problem: str | None, bundled: None, as_json: bool, warnings: bool) -> int:
+    from .file_commands import check_files
+
     return check_files(domain, problem, as_json, warnings)
 
 
 def _ground(domain: str, problem: str, bundled: None, as_json: bool, max_actions: int) -> int:
+    from .file_commands import ground_files
+
     return ground_files(domain, problem, as_json, max_actions)
 
 
@@ -129,11 +134,14 @@ def run(argv: Sequence[str] | None = None) -> None:
         click_run(argv)
         return
     command, params = fast
+    defer_import("inspect")
     try:
         status = _BODIES[command](**params)
         sys.stdout.flush()
         sys.stderr.flush()
     except KeyboardInterrupt:
+        from .file_commands import echo
+
         echo("\nAborted!", err=True)  # as click reports an interrupted command
         sys.exit(1)
     except BrokenPipeError:
@@ -141,6 +149,34 @@ def run(argv: Sequence[str] | None = None) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(141)
     _exit_now(status)
+
+
+class _Deferred(types.ModuleType):
+    """A standard module not imported yet: the first attribute read imports
+    it, takes its place in ``sys.modules``, and copies its names here (so
+    modules that imported this stand-in read them directly from then on)."""
+
+    def __getattr__(self, name: str) -> Any:
+        module = sys.modules.get(self.__name__)
+        if module is self:
+            del sys.modules[self.__name__]
+            __import__(self.__name__)
+            module = sys.modules[self.__name__]
+            self.__dict__.update(module.__dict__)
+        return getattr(module, name)
+
+
+def defer_import(name: str) -> None:
+    """Import the standard module ``name`` when something first reads from
+    it, not when something imports it (a no-op when it is loaded already).
+
+    The fast commands defer ``inspect``: :mod:`dataclasses` imports it (and
+    with it ast, dis, tokenize and linecache: a sixth of a ``pypddl validate``
+    process, measured) only to write a signature into classes that have no
+    docstring, and every class on these paths has one. Only this script's
+    own process is affected: the library never defers anything."""
+    if name not in sys.modules:
+        sys.modules[name] = _Deferred(name)
 
 
 def _exit_now(status: int) -> None:

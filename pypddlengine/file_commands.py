@@ -104,6 +104,7 @@ def _validate_all(
     domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool, task: Any = None
 ) -> tuple[int, list[dict[str, Any]], bool]:
     from .errors import PDDLError
+    from .lazy import LazyTask
     from .loading import load_task, read_file
     from .syntax import parse_plan
     from .validate import validate_plan
@@ -117,6 +118,7 @@ def _validate_all(
         if not quiet:
             report_warnings(task.report)
     names, folder = plan_paths(plans)
+    space = LazyTask(task)  # one for the batch: each ground step is instantiated once, not once per plan
     status = OK
     results: list[dict[str, Any]] = []
     for name in names:
@@ -128,7 +130,7 @@ def _validate_all(
             status = BAD_INPUT
             results.append({"plan": name, "error": err.to_dict()})
             continue
-        report = validate_plan(task, plan)
+        report = validate_plan(space, plan)
         if not report.valid and status == OK:
             status = INVALID
         results.append({"plan": name, **report.to_dict()})

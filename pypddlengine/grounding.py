@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .errors import ErrorCode, GroundingLimitError, SourceFile, Span
 from .gcpause import paused_gc
@@ -63,6 +62,9 @@ from .step import (
 from .step import tuple_source as tup
 from .task import GeneralParts, GroundingStats, Task
 from .usercache import dataclass
+
+if TYPE_CHECKING:
+    import threading  # the cancel event's type (its module is not needed to ground)
 
 __all__ = [
     "DEFAULT_OPTIONS",

@@ -20,7 +20,6 @@ from types import CodeType
 from typing import Any
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
-from .joins import JoinStats, Relations, join_source, namespace
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
@@ -214,6 +213,8 @@ class _Joins:
     atoms that change."""
 
     def __init__(self, task: LazyTask) -> None:
+        from .joins import Relations, namespace  # here: validation, which lists no actions, needs no joins
+
         self.task = task
         lifted = task.lifted
         codes, used, reruns = _join_codes(lifted, task.static)
@@ -294,6 +295,8 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
     predicate of the rule's own stratum) per axiom rule; the looked-up
     positions; and the strata whose residual conditions read derived atoms of
     their own stratum (evaluated naively to their fixpoint)."""
+    from .joins import JoinStats, join_source
+
     cached = lifted.generated.get("lazy-joins")
     if cached is not None:
         return cached  # type: ignore[return-value]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING, Any
 
 from .lifted import LiftedTask, compile_task
@@ -13,6 +13,8 @@ from .syntax import MAX_INPUT_BYTES, parse_domain, parse_plan, parse_problem
 from .validate import ValidationReport, validate_plan
 
 if TYPE_CHECKING:  # the session and grounder load only when a session is opened
+    from pathlib import Path  # (and pathlib only for folders: `pypddl validate` of one plan needs none)
+
     from .grounding import GroundingOptions
     from .session import FeedbackLevel, Session
 
@@ -34,12 +36,14 @@ __all__ = [
 def is_domain_file(path: PathLike) -> bool:
     """Whether a file in a folder of tasks is a domain (its name starts with
     ``domain``, as in the IPC layouts), not a problem."""
-    return Path(path).stem.lower().startswith("domain")
+    return os.path.splitext(os.path.basename(path))[0].lower().startswith("domain")
 
 
 def problem_files(folder: PathLike) -> list[Path]:
     """The problem files of a folder: every ``*.pddl`` that is not a domain
     file, in natural order of their names (``p2`` before ``p10``)."""
+    from pathlib import Path
+
     from .task import natural_key
 
     return sorted((p for p in Path(folder).glob("*.pddl") if not is_domain_file(p)), key=lambda p: natural_key(p.name))

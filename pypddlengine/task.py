@@ -180,6 +180,18 @@ class StepSpace:
     """``None`` for a STRIPS task (the fast paths), else what it adds (backend-specific)."""
     _object_rank: list[int] | None = None
     _schema_rank: list[int]
+    _by_ref: dict[tuple[str, tuple[str, ...]], GroundAction | None] | None = None
+
+    def remembered_refs(self) -> dict[tuple[str, tuple[str, ...]], GroundAction | None]:
+        """The ground action of each action reference ``(name, args)`` (folded)
+        a plan of this backend has named so far (``None``: it can never
+        apply): validating many plans of one task (``pypddl validate`` with
+        many plans) resolves each step once. Filled by
+        :func:`pypddlengine.validate.validate_plan`."""
+        memo = self._by_ref
+        if memo is None:
+            memo = self._by_ref = {}
+        return memo
 
     def _rank(self) -> None:
         """The sort order of objects and schemas (for :meth:`sort_actions`)."""

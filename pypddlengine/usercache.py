@@ -39,9 +39,10 @@ __all__ = ["cache_folder", "dataclass", "write_atomic"]
 
 _T = TypeVar("_T")
 _PY = f"py{sys.version_info[0]}{sys.version_info[1]}"
-MAX_CODE_ENTRIES = 5000
-"""More compiled methods than this in the file (many versions of the
-sources over time) and it is rewritten with this process's entries only."""
+MAX_CODE_ENTRIES = 2000
+"""More compiled methods than this in the file (one installation's sources
+edited many times: a development checkout) and it is rewritten with this
+process's entries only."""
 
 
 def cache_folder() -> str | None:
@@ -92,7 +93,7 @@ class _CodeCache:
             self.codes = {}
             folder = cache_folder()
             if folder is not None:
-                self.path = os.path.join(folder, f"dataclass-code-{_PY}.marshal")
+                self.path = os.path.join(folder, f"dataclass-code-{_PY}-{_install_tag()}.marshal")
                 try:
                     with open(self.path, "rb") as f:
                         codes = marshal.loads(f.read())
@@ -134,6 +135,36 @@ class _CodeCache:
             stored.update(self.used)
             write_atomic(self.path, marshal.dumps(stored))
             self.new = False
+            _forget_old_installs(self.path)
+
+
+def _install_tag() -> str:
+    """Which installation of the package this is (its folder, and when its
+    files were written): each installation keeps its own file, so the file a
+    process loads holds one version's methods, not every version's since the
+    first install (loading them all cost several milliseconds a process)."""
+    import zlib
+
+    try:
+        written = os.stat(__file__).st_mtime_ns
+    except OSError:
+        written = 0
+    return f"{zlib.crc32(f'{os.path.dirname(os.path.abspath(__file__))}|{written}'.encode()):08x}"
+
+
+STALE_SECONDS = 30 * 24 * 3600
+"""Another installation's file unused this long is deleted (an upgrade leaves the old one behind)."""
+
+
+def _forget_old_installs(current: str) -> None:
+    import time
+
+    folder, now = os.path.dirname(current), time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if (entry.name.startswith(f"dataclass-code-{_PY}") and entry.path != current
+                    and now - entry.stat().st_atime > STALE_SECONDS and now - entry.stat().st_mtime > STALE_SECONDS):
+                os.unlink(entry.path)
 
 
 _codes = _CodeCache()

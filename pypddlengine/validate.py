@@ -21,7 +21,7 @@ from dataclasses import field
 from .errors import ActionReferenceError, NumericError, PDDLError, Span, counted
 from .exact import Value, to_json, to_text
 from .lazy import LazyTask
-from .lifted import LiftedTask
+from .lifted import MAX_REMEMBERED_STEPS, LiftedTask
 from .model import ActionRef, Plan
 from .step import GroundAction, read_error, thaw
 from .syntax import parse_action_ref
@@ -29,6 +29,8 @@ from .task import StepSpace
 from .usercache import dataclass
 
 __all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
+
+_UNKNOWN = object()
 
 INAPPLICABLE_ACTION = "INAPPLICABLE_ACTION"
 """Failure code of a step whose preconditions do not hold."""
@@ -152,6 +154,7 @@ def validate_plan(
     failure: StepFailure | None = None
     applied = 0
     resolve, lookup = lifted.resolve_remembered, space.lookup
+    known = space.remembered_refs()
     for number, step in enumerate(steps, start=1):
         try:
             if isinstance(step, GroundAction):
@@ -159,8 +162,19 @@ def validate_plan(
                 schema, args, span = step.schema, step.args, None
             else:
                 ref = parse_action_ref(step) if isinstance(step, str) else step
-                schema, args = resolve(ref)
-                action, span = lookup(schema, args), ref.span
+                key = (ref.name, ref.args)
+                action = known.get(key, _UNKNOWN)  # type: ignore[arg-type]
+                if action is _UNKNOWN:
+                    schema, args = resolve(ref)
+                    action = lookup(schema, args)
+                    if len(known) >= MAX_REMEMBERED_STEPS:
+                        known.clear()
+                    known[key] = action
+                elif action is None:
+                    schema, args = resolve(ref)
+                else:
+                    schema, args = action.schema, action.args
+                span = ref.span
             if action is not None and action.applicable(state):
                 cost += action.step_cost(state)
                 action.apply_to(state)

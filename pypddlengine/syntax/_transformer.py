@@ -140,7 +140,34 @@ def _run_pieces(tok: Token) -> list[tuple[str, Span]]:
     """The ``(...)`` pieces of an ATOMS/GROUND_ATOMS token (a run of simple
     atoms with whitespace and comments between them): each one's inner text
     and its span. (A list, spans built as plain tuples: this loop runs once
-    per step of a plan and per atom of an :init.)"""
+    per step of a plan and per atom of an :init.)
+
+    Plans and :init sections mostly hold one piece per line; then each line's
+    piece is its stripped text, and its line number the line's index. A run
+    with any other line (two pieces, or a piece and a comment) is split by
+    :func:`_run_pieces_any`, which gives the same pieces for every run."""
+    pieces: list[tuple[str, Span]] = []
+    append = pieces.append
+    line: int = tok.line  # type: ignore[assignment]
+    shift: int = tok.column  # type: ignore[assignment]  # the first line starts at the token's column
+    for text in tok.value.split("\n"):
+        piece = text.strip()
+        if piece:
+            first = piece[0]
+            if first == "(":
+                if piece[-1] != ")" or piece.count("(") != 1 or piece.count(")") != 1:
+                    return _run_pieces_any(tok)
+                column = text.index("(") + shift
+                append((piece[1:-1], _new_tuple(Span, (line, column, line, column + len(piece)))))
+            elif first != ";":
+                return _run_pieces_any(tok)
+        line += 1
+        shift = 1
+    return pieces
+
+
+def _run_pieces_any(tok: Token) -> list[tuple[str, Span]]:
+    """:func:`_run_pieces` for any run: each piece found by a regular expression."""
     pieces: list[tuple[str, Span]] = []
     append = pieces.append
     value: str = tok.value

@@ -5,6 +5,7 @@ what those commands need (checked in fresh processes, never timed)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -125,16 +126,23 @@ def test_a_folder_holds_its_plan_files_in_name_order(tmp_path: Path) -> None:
 
 HEAVY = ("mcp", "pydantic", "click", "lark", "anyio", "httpx", "starlette", "uvicorn", "anthropic", "openai",
          "unified_planning", "numpy", "pypddl_experiments", "pypddlengine.heuristics", "pypddlengine.landmarks",
-         "pypddlengine.session", "pypddlengine.mcp_server", "pypddlengine.cli_serve")
+         "pypddlengine.session", "pypddlengine.mcp_server", "pypddlengine.cli_serve", "pypddlengine.joins")
+HEAVY_STDLIB = ("pathlib", "urllib", "json", "threading", "difflib", "ast", "dis", "tokenize")
+"""Standard modules these commands do without (pathlib and urllib.parse alone cost a quarter of VAL's run;
+ast, dis and tokenize come with inspect, which the fast route defers: see ``commands.defer_import``)."""
 
 
-def _modules_after(entry: str, argv: list[str]) -> set[str]:
+def _modules_after(entry: str, argv: list[str], *, bare: bool = False) -> set[str]:
+    """The modules loaded when ``run(argv)`` of ``entry`` exits; ``bare``: in an
+    interpreter without site start-up files (``-S``, the checkout on the path),
+    whose own imports a development environment's ``.pth`` files would hide."""
     # printed at exit: the fast route ends with os._exit after the exit handlers
     code = (f"import atexit, sys\nfrom {entry} import run\n"
             "atexit.register(lambda: print('\\n'.join(sorted(sys.modules)), file=sys.stderr))\n"
             "run(sys.argv[1:])\n")
-    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, check=False,
-                         input="(unstack b a)\n")
+    flags, env = (["-S"], {**os.environ, "PYTHONPATH": str(ROOT)}) if bare else ([], None)
+    out = subprocess.run([sys.executable, *flags, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT,
+                         check=False, input="(unstack b a)\n", env=env)
     return set(out.stderr.split())
 
 
@@ -150,6 +158,11 @@ def test_the_fast_commands_import_only_what_they_need(tmp_path: Path, argv: list
     assert "pypddlengine.loading" in modules  # the command did run
     loaded = sorted(m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
     assert not loaded, f"{argv[0]} imported {loaded}"
+    bare = _modules_after("pypddlengine.commands", [str(tmp_path / "p.plan") if a == "PLAN" else a for a in argv],
+                          bare=True)
+    assert "pypddlengine.loading" in bare
+    slow_stdlib = sorted(m for m in bare if m.split(".")[0] in HEAVY_STDLIB)
+    assert not slow_stdlib, f"{argv[0]} imported {slow_stdlib}"
 
 
 def test_the_click_route_imports_no_adapter_either() -> None:
@@ -162,3 +175,34 @@ def test_the_click_route_imports_no_adapter_either() -> None:
     loaded = sorted(m for m in modules if (m.split(".")[0] in HEAVY or m.startswith(HEAVY))
                     and m.split(".")[0] not in allowed)
     assert not loaded, f"validate through click imported {loaded}"
+
+
+def test_a_deferred_module_is_the_standard_module_once_read() -> None:
+    """``defer_import`` (the fast route's way to skip inspect): nothing is
+    loaded until a name is read; then every importer sees the real module's
+    names, a dataclass without a docstring still gets its signature, and
+    ``sys.modules`` holds the real module."""
+    code = """
+import sys, types
+from pypddlengine.commands import defer_import
+defer_import("inspect")
+import dataclasses, inspect as early
+assert "ast" not in sys.modules and "tokenize" not in sys.modules, "inspect was loaded at import"
+@dataclasses.dataclass
+class P:
+    x: int
+    y: str = "a"
+assert P.__doc__ == "P(x: int, y: str = 'a')", P.__doc__
+assert "ast" in sys.modules
+import inspect as late
+from inspect import signature
+assert type(sys.modules["inspect"]) is types.ModuleType and late is sys.modules["inspect"]
+assert early.signature is late.signature is signature and str(signature(lambda a, b=2: 0)) == "(a, b=2)"
+assert early.getsource is late.getsource
+defer_import("inspect")  # loaded now: a no-op
+assert sys.modules["inspect"] is late
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=False,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "ok", out.stderr

@@ -84,3 +84,23 @@ def test_grounded_on_demand_and_brute_force_steps_agree(init, choices) -> None: 
     reports = [validate_plan(lifted, plan), validate_plan(task, plan), validate_plan(lazy, plan)]
     assert reports[0] == reports[1] == reports[2]
     assert reports[0].steps_applied == len(plan) and reports[0].goal_reached == oracle.is_goal(facts)
+
+
+ALL_REFS = ([f"(toggle {x})" for x in OBJECTS] + [f"(link {x} {y})" for x in OBJECTS for y in OBJECTS]
+            + [f"(flood {x})" for x in OBJECTS] + ["(reset)"] + [f"(mark {x})" for x in OBJECTS]
+            + ["(LINK A B)", "(fly a)", "(toggle a b)", "(toggle z)"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(init=st.sets(st.sampled_from(ATOMS)),
+       plans=st.lists(st.lists(st.sampled_from(ALL_REFS), max_size=6), min_size=2, max_size=5))
+def test_a_backend_validating_many_plans_judges_each_as_a_fresh_one(init, plans) -> None:  # type: ignore[no-untyped-def]
+    """``pypddl validate`` with many plans reuses one backend, whose remembered
+    steps (applicable or not, never applicable, malformed) must not change a
+    later plan's report."""
+    lifted = _lifted(init)
+    shared = [ground(lifted), LazyTask(lifted)]
+    for plan in plans:
+        fresh = validate_plan(lifted, plan)
+        for space in shared:
+            assert validate_plan(space, plan) == fresh, plan

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,21 @@ def test_the_fast_plan_step_is_an_ordinary_plan_step() -> None:
     assert [f.name for f in dataclasses.fields(PlanStep)] == ["name", "args", "span", "text", "arg_spans", "time"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.name = "x"  # type: ignore[misc]
+
+
+def test_each_installation_keeps_its_own_file_and_old_ones_go(tmp_path: Path) -> None:
+    """The methods file is named after this installation (so a process loads
+    one version's methods, not every version's since the first install);
+    saving deletes other installations' files unused for a month."""
+    _import_in_subprocess(tmp_path)
+    folder = tmp_path / "pypddlengine"
+    [ours] = folder.glob("dataclass-code-*.marshal")
+    assert ours.name == f"dataclass-code-py{sys.version_info[0]}{sys.version_info[1]}-{usercache._install_tag()}.marshal"
+    assert usercache._install_tag() == usercache._install_tag()
+    old, recent = folder / f"{ours.stem}0.marshal", folder / f"{ours.stem}1.marshal"
+    for path in (old, recent):
+        path.write_bytes(b"x")
+    month_ago = time.time() - usercache.STALE_SECONDS - 60
+    os.utime(old, (month_ago, month_ago))
+    usercache._forget_old_installs(str(ours))
+    assert ours.exists() and recent.exists() and not old.exists()
