@@ -115,9 +115,13 @@ class View:
     def state(self, include_static: bool | None = None) -> m.StateAtoms:
         return self.atoms(self.state_ids(self.session.state, include_static))
 
+    def wants_state(self, include_state: bool | None) -> bool:
+        """Whether a reply shows the state (``include_state``, by default in
+        the plain and paper renderings)."""
+        return (self.plain or self.paper) if include_state is None else include_state
+
     def maybe_state(self, include_state: bool | None) -> m.StateAtoms | None:
-        wanted = (self.plain or self.paper) if include_state is None else include_state
-        return self.state() if wanted else None
+        return self.state() if self.wants_state(include_state) else None
 
     def values(self, state: State, include_static: bool = False) -> m.Values | None:
         """A numeric task's values in ``state`` (exact, see :data:`models.Exact`), ``None`` for other tasks."""

@@ -451,8 +451,7 @@ def execute_single_action(
         fired_effects=list(r.fired) or None,
         values_changed=view.values_changed(before, r.state) if r.success else None,
         state=view.maybe_state(include_state) if r.success or view.paper else None,
-        values=view.values(r.state) if view.maybe_state(include_state) is not None and (
-            r.success or view.paper) else None,
+        values=view.values(r.state) if view.wants_state(include_state) and (r.success or view.paper) else None,
         failure=view.failure(r.failure) if r.failure else None,
         feedback=view.feedback(r.feedback, added=r.added, deleted=r.deleted),
         attempts_left=entry.attempts_left,
@@ -474,7 +473,7 @@ def reset_to_initial_state(
         goal_reached=s.is_goal(),
         discarded_steps=discarded,
         state=call.view.maybe_state(include_state),
-        values=call.view.values(s.state) if call.view.maybe_state(include_state) is not None else None,
+        values=call.view.values(s.state) if call.view.wants_state(include_state) else None,
         counters=entry.counters(),
     )
 
@@ -577,7 +576,7 @@ def checkpoint(
         name=cp.name if cp else None, step=len(s.history), goal_reached=s.is_goal() if restored else None,
         added=added, deleted=deleted, state=view.maybe_state(include_state) if restored else None,
         values_changed=view.values_changed(before, s.state) if restored else None,
-        values=view.values(s.state) if restored and view.maybe_state(include_state) is not None else None,
+        values=view.values(s.state) if restored and view.wants_state(include_state) else None,
         checkpoints=[m.CheckpointInfo(name=c.name, step=c.step) for c in s.checkpoints()])
 
 
@@ -601,7 +600,7 @@ def undo_last_action(
         deleted=deleted,
         values_changed=view.values_changed(before, s.state),
         state=view.maybe_state(include_state),
-        values=view.values(s.state) if view.maybe_state(include_state) is not None else None,
+        values=view.values(s.state) if view.wants_state(include_state) else None,
     )
 
 

@@ -77,3 +77,32 @@ async def test_exact_values_and_numeric_failures_over_mcp() -> None:
         paper = (await c.call("initialise_session", **THIRDS, feedback="paper"))["session_id"]
         step = await c.call("execute_single_action", session_id=paper, action="(grow)")
         assert set(step) == {"success", "state", "values", "goal_reached"} and step["values"] == {"(x)": 1.25}
+
+
+async def test_a_reply_renders_the_state_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """execute, reset, undo and checkpoint restore decide whether to add the
+    values from whether the reply shows the state: the state is rendered once
+    for that, not a second time, and the values come with it."""
+    from pypddlengine.mcp_server.render import View
+
+    calls: list[int] = []
+    real = View.state
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(View, "state", counted)
+    async with Client(build_server()) as client:
+        c = Conformance(client)
+        await c.list()
+        sid = (await c.call("initialise_session", task="fuel-delivery/p02"))["session_id"]
+        await c.call("checkpoint", session_id=sid, op="save", checkpoint="start")
+        for tool, args in [("execute_single_action", {"action": "(drive t1 l1 l2)"}),
+                           ("undo_last_action", {}),
+                           ("checkpoint", {"op": "restore", "checkpoint": "start"}),
+                           ("reset_to_initial_state", {})]:
+            calls.clear()
+            reply = await c.call(tool, session_id=sid, include_state=True, **args)
+            assert reply["state"] is not None and reply["values"]["(fuel t1)"] == 19 - 2 * (tool == "execute_single_action")
+            assert len(calls) == 1, tool
