@@ -34,7 +34,8 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_adl import cell, measure  # noqa: E402  (one way to run a worker and print a cell)
+import up_timing
+from bench_adl import cell, measure
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("PYPDDL_NUMERIC_CORPUS",
@@ -129,27 +130,11 @@ def _up(domain: str, problem: str):  # type: ignore[no-untyped-def]
 
 
 def up_init(domain: str, problem: str) -> dict:
-    start = time.perf_counter()
-    sim = _up(domain, problem)
-    actions = list(sim.get_applicable_actions(sim.get_initial_state()))
-    return {"seconds": time.perf_counter() - start, "applicable": len(actions)}
+    return up_timing.up_init(lambda: _up(domain, problem))
 
 
 def up_step(domain: str, problem: str) -> dict:
-    sim = _up(domain, problem)
-    state = sim.get_initial_state()
-    list(sim.get_applicable_actions(state))
-    rng = random.Random(11)
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        actions = list(sim.get_applicable_actions(state))
-        if not actions:
-            break
-        action, params = rng.choice(actions)
-        state = sim.apply(state, action, params)
-        times.append(time.perf_counter() - start)
-    return {"seconds": statistics.median(times), "steps": len(times)}
+    return up_timing.up_step(lambda: _up(domain, problem))
 
 
 WORKERS = {f.__name__: f for f in (ours_init, ours_step, up_init, up_step, ours_validate, val_validate)}
