@@ -302,8 +302,8 @@ def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     for inner, span in _run_pieces(tok):
         words = known.get(inner)
         if words is None:
-            split = inner.split()
-            words = (split[0].lower(), tuple([w.lower() for w in split[1:]]), f"({' '.join(split)})")
+            folded = inner.lower().split()  # folding the whole text folds each word alike
+            words = (folded[0], tuple(folded[1:]), f"({' '.join(inner.split())})")
             if len(known) >= _MAX_STEP_WORDS:
                 known.clear()
             known[inner] = words
