@@ -106,7 +106,7 @@ def _validate_all(
     from .errors import PDDLError
     from .lazy import LazyTask
     from .loading import load_task, read_file
-    from .syntax import parse_plan
+    from .syntax import parse_plan, plan_words
     from .validate import validate_plan
 
     if task is None:
@@ -122,15 +122,20 @@ def _validate_all(
     status = OK
     results: list[dict[str, Any]] = []
     for name in names:
+        filename = "<stdin>" if name == "-" else name
         try:
             data = sys.stdin.buffer.read() if name == "-" else read_file(name)
-            plan = parse_plan(data, filename="<stdin>" if name == "-" else name)
+            # a valid plan is judged from its step words, without an object per step; an invalid one (or one
+            # plan_words does not take) is parsed in full, so that its report says where the failing step is
+            words = plan_words(data, filename=filename)
+            report = None if words is None else validate_plan(space, words)
+            if report is None or not report.valid:
+                report = validate_plan(space, parse_plan(data, filename=filename))
         except PDDLError as err:
             report_error(err)
             status = BAD_INPUT
             results.append({"plan": name, "error": err.to_dict()})
             continue
-        report = validate_plan(space, plan)
         if not report.valid and status == OK:
             status = INVALID
         results.append({"plan": name, **report.to_dict()})

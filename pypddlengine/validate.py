@@ -24,7 +24,7 @@ from .lazy import LazyTask
 from .lifted import MAX_REMEMBERED_STEPS, LiftedTask
 from .model import ActionRef, Plan
 from .step import GroundAction, read_error, thaw
-from .syntax import parse_action_ref
+from .syntax import StepWords, parse_action_ref
 from .task import StepSpace
 from .usercache import dataclass
 
@@ -131,7 +131,9 @@ def _num(value: int | float | Value) -> str:
     return str(int(value)) if value.is_integer() else f"{value:g}"
 
 
-def _text(step: ActionRef | str | GroundAction) -> str:
+def _text(step: ActionRef | str | GroundAction | StepWords) -> str:
+    if isinstance(step, tuple):
+        return step[2]
     if isinstance(step, GroundAction):
         return step.schema.display
     return step.strip() if isinstance(step, str) else (step.text or str(step))
@@ -139,13 +141,14 @@ def _text(step: ActionRef | str | GroundAction) -> str:
 
 def validate_plan(
     task: LiftedTask | StepSpace,
-    plan: Plan | Iterable[ActionRef | str | GroundAction],
+    plan: Plan | Iterable[ActionRef | str | GroundAction | StepWords],
 ) -> ValidationReport:
     """Validate ``plan`` (a parsed :class:`Plan`, action refs, action strings
-    in any accepted form, or ground actions of ``task``) from the initial
-    state. ``task``: a lifted task (validated with a fresh
-    :class:`~pypddlengine.lazy.LazyTask`, which grounds nothing) or a
-    session's backend."""
+    in any accepted form, ground actions of ``task``, or the step words of
+    :func:`pypddlengine.syntax.plan_words`, whose failures have no place in
+    the file) from the initial state. ``task``: a lifted task (validated with
+    a fresh :class:`~pypddlengine.lazy.LazyTask`, which grounds nothing) or a
+    session's backend, which remembers the steps it met for later plans."""
     space = task if isinstance(task, StepSpace) else LazyTask(task)
     lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
@@ -157,24 +160,30 @@ def validate_plan(
     known = space.remembered_refs()
     for number, step in enumerate(steps, start=1):
         try:
-            if isinstance(step, GroundAction):
-                action: GroundAction | None = step
-                schema, args, span = step.schema, step.args, None
+            kind = step.__class__
+            if kind is tuple:  # plan_words: (name, args, text), remembered as it is; no place in the file
+                key, ref, span = step, None, None
+            elif isinstance(step, GroundAction):
+                key, ref, span = None, None, None
             else:
-                ref = parse_action_ref(step) if isinstance(step, str) else step
-                key = (ref.name, ref.args)
+                ref = parse_action_ref(step) if kind is str else step  # type: ignore[assignment]
+                key, span = (ref.name, ref.args), ref.span  # type: ignore[union-attr]
+            if key is None:
+                action: GroundAction | None = step  # type: ignore[assignment]
+                schema, args = step.schema, step.args  # type: ignore[union-attr]
+            else:
                 action = known.get(key, _UNKNOWN)  # type: ignore[arg-type]
-                if action is _UNKNOWN:
+                if action is _UNKNOWN or action is None:
+                    if ref is None:
+                        ref = ActionRef(key[0], key[1], None, key[2])
                     schema, args = resolve(ref)
-                    action = lookup(schema, args)
-                    if len(known) >= MAX_REMEMBERED_STEPS:
-                        known.clear()
-                    known[key] = action
-                elif action is None:
-                    schema, args = resolve(ref)
+                    if action is _UNKNOWN:
+                        action = lookup(schema, args)
+                        if len(known) >= MAX_REMEMBERED_STEPS:
+                            known.clear()
+                        known[key] = action
                 else:
-                    schema, args = action.schema, action.args
-                span = ref.span
+                    schema, args = action.schema, action.args  # type: ignore[union-attr]
             if action is not None and action.applicable(state):
                 cost += action.step_cost(state)
                 action.apply_to(state)

@@ -128,6 +128,7 @@ def _shared_term(name: str) -> Variable | Constant:
 
 
 _RUN_PIECE = re.compile(r";[^\n]*|\(([^()]*)\)")
+_INNER = re.compile(r"\(([^()]*)\)")
 _NUMERIC_PIECE = re.compile(r";[^\n]*|\([ \t]*(=)[ \t]*(\(([^()]*)\))[ \t]*([-0-9.]+)[ \t]*\)")
 _FIRST_NAME = re.compile(r"\(\s*([^\s()]+)")
 """The name of the first atom of a run, as spelt."""
@@ -291,6 +292,20 @@ _STEP_WORDS: dict[str, tuple[str, tuple[str, ...], str]] = {}
 _MAX_STEP_WORDS = 1 << 16
 
 
+StepWords = tuple[str, tuple[str, ...], str]
+"""A plan step's folded name, folded arguments and text ``(name arg ...)`` as written (whitespace made single)."""
+
+
+def _fold_step(inner: str) -> StepWords:
+    """The words of a step's inner text, remembered in :data:`_STEP_WORDS`."""
+    folded = inner.lower().split()  # folding the whole text folds each word alike
+    words = (folded[0], tuple(folded[1:]), f"({' '.join(inner.split())})")
+    if len(_STEP_WORDS) >= _MAX_STEP_WORDS:
+        _STEP_WORDS.clear()
+    _STEP_WORDS[inner] = words
+    return words
+
+
 def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     """Plan steps of a GROUND_ATOMS run, keeping each step's original text.
 
@@ -300,15 +315,33 @@ def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     append = steps.append
     known = _STEP_WORDS
     for inner, span in _run_pieces(tok):
-        words = known.get(inner)
-        if words is None:
-            folded = inner.lower().split()  # folding the whole text folds each word alike
-            words = (folded[0], tuple(folded[1:]), f"({' '.join(inner.split())})")
-            if len(known) >= _MAX_STEP_WORDS:
-                known.clear()
-            known[inner] = words
+        words = known.get(inner) or _fold_step(inner)
         append(make_plan_step(words[0], words[1], span, words[2], None if steps else time))
     return steps
+
+
+class NotPlainPlan(Exception):
+    """Raised by :class:`StepWordsTransformer` for a plan that is more than runs of steps."""
+
+
+class StepWordsTransformer:
+    """The plan rules for :func:`pypddlengine.syntax.plan_words`: a plan's steps
+    as shared :data:`StepWords`, no object per step. Only plans written as
+    runs of ``(name arg ...)`` steps (what planners and most scripts write)
+    are taken; a time prefix, a duration or a step the lexer did not take as
+    part of a run raises :class:`NotPlainPlan`."""
+
+    def plan(self, c: list[list[StepWords]]) -> list[StepWords]:
+        return [words for run in c for words in run]
+
+    def plan_step(self, c: list[Token]) -> list[StepWords]:
+        if len(c) != 1 or c[0].type != "GROUND_ATOMS":
+            raise NotPlainPlan
+        value: str = c[0].value
+        # without a comment, every "(...)" of a run is a step (a run holds nothing but steps and whitespace)
+        inners = _INNER.findall(value) if ";" not in value else [inner for inner, _ in _run_pieces(c[0])]
+        known = _STEP_WORDS
+        return [known.get(inner) or _fold_step(inner) for inner in inners]
 
 
 class PDDLTransformer:

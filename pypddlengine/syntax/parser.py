@@ -24,7 +24,7 @@ from ..errors import ErrorCode, InputTooLargeError, PDDLError, PDDLSyntaxError, 
 from ..model import ActionRef, Domain, Plan, Problem
 from ..usercache import cache_folder
 from ._lalr import ParseFailure, Tables, load_tables
-from ._transformer import PDDLTransformer
+from ._transformer import NotPlainPlan, PDDLTransformer, StepWords, StepWordsTransformer
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -35,11 +35,13 @@ __all__ = [
     "KNOWN_PROBLEM_SECTIONS",
     "MAX_INPUT_BYTES",
     "MAX_NESTING",
+    "StepWords",
     "parse_action_ref",
     "parse_domain",
     "parse_pddl",
     "parse_plan",
     "parse_problem",
+    "plan_words",
     "read_text",
 ]
 
@@ -96,6 +98,17 @@ def _lark_parser() -> Lark:
     with _lock:
         grammar = grammar_text()
         return Lark(grammar, transformer=PDDLTransformer(), cache=_cache_file(grammar), **lark_options(START))
+
+
+@functools.cache
+def _words_parser() -> tuple[Tables, Any] | None:
+    """The fast parser with :class:`StepWordsTransformer` for the plan rules."""
+    fast = _fast_parser()
+    if fast is None:
+        return None
+    tables = fast[0]
+    callbacks, tokens = tables.bind(StepWordsTransformer())
+    return tables, (callbacks, tokens)
 
 
 @functools.cache
@@ -523,7 +536,36 @@ def parse_plan(data: str | bytes, *, filename: str | None = None, max_bytes: int
 
     ``;`` comments, VAL's ``N:`` step prefixes and ``[duration]`` suffixes are
     accepted. An empty plan (only comments) is a valid, zero-step plan."""
-    name = filename or "<plan>"
+    text, source = _plan_text(data, filename or "<plan>", max_bytes)
+    try:
+        plan: Plan = _run(text, "plan", source, "the plan")
+    except PDDLSyntaxError as err:
+        if err.code == ErrorCode.SYNTAX_ERROR:
+            err.code = ErrorCode.PLAN_SYNTAX
+        raise
+    return Plan(plan.steps, source)
+
+
+def plan_words(data: str | bytes, *, filename: str | None = None, max_bytes: int = MAX_INPUT_BYTES
+               ) -> list[StepWords] | None:
+    """A plan's steps as ``(name, args, text)`` (see :data:`StepWords`),
+    without an object per step: for validating many plans quickly
+    (:func:`pypddlengine.validate.validate_plan` takes them). The same grammar
+    and parser as :func:`parse_plan`, which gives the same steps. ``None`` when
+    the plan is more than runs of plain steps (time prefixes, durations) or
+    cannot be parsed: :func:`parse_plan` then gives the steps, or the error."""
+    words = _words_parser()
+    if words is None:
+        return None
+    try:
+        text, _ = _plan_text(data, filename or "<plan>", max_bytes)
+        return words[0].parse(text, "plan", words[1])  # type: ignore[no-any-return]
+    except (PDDLError, ParseFailure, NotPlainPlan):
+        return None
+
+
+def _plan_text(data: str | bytes, name: str, max_bytes: int) -> tuple[str, SourceFile]:
+    """A plan file's text (size and binary checks, decoded, line ends unified) and its source."""
     size = len(data)
     if size > max_bytes:
         raise InputTooLargeError(f"{name} is {size:,} bytes, more than the limit of {max_bytes:,}")
@@ -540,13 +582,7 @@ def parse_plan(data: str | bytes, *, filename: str | None = None, max_bytes: int
     source = SourceFile(name, text)
     if _looks_binary(text) or "\x00" in text:
         raise PDDLSyntaxError(f"{name} is binary data, not a plan", code=ErrorCode.BINARY_INPUT, source=source)
-    try:
-        plan: Plan = _run(text, "plan", source, "the plan")
-    except PDDLSyntaxError as err:
-        if err.code == ErrorCode.SYNTAX_ERROR:
-            err.code = ErrorCode.PLAN_SYNTAX
-        raise
-    return Plan(plan.steps, source)
+    return text, source
 
 
 _REF_SOURCE_NAME = "<action>"

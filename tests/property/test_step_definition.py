@@ -19,6 +19,7 @@ from oracles import BruteForce
 
 from pypddlengine import compile_task, ground, parse_domain, parse_problem, validate_plan
 from pypddlengine.lazy import LazyTask
+from pypddlengine.syntax import plan_words
 
 OBJECTS = ("a", "b", "c")
 DOMAIN = """(define (domain step) (:requirements :adl :derived-predicates) (:types o)
@@ -102,5 +103,13 @@ def test_a_backend_validating_many_plans_judges_each_as_a_fresh_one(init, plans)
     shared = [ground(lifted), LazyTask(lifted)]
     for plan in plans:
         fresh = validate_plan(lifted, plan)
+        words = plan_words("\n".join(plan))  # the batch command's steps, no object per step
+        assert words is not None
         for space in shared:
             assert validate_plan(space, plan) == fresh, plan
+            by_words = validate_plan(space, words)
+            assert by_words.valid == fresh.valid and by_words.steps_applied == fresh.steps_applied, plan
+            if fresh.valid:  # the command keeps a valid verdict from the words, else it parses the plan in full
+                assert by_words == fresh, plan
+            else:
+                assert by_words.failure is None or by_words.failure.code == fresh.failure.code  # type: ignore[union-attr]

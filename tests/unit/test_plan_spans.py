@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pypddlengine.syntax import parse_plan
+from pypddlengine.syntax import parse_plan, plan_words
 
 NAMES = st.sampled_from(["stack", "unstack", "pick-up", "Put-Down", "a", "drive_truck"])
 ARGS = st.lists(st.sampled_from(["b1", "B2", "obj-3", "x"]), max_size=3)
@@ -59,3 +59,19 @@ def test_steps_are_found_where_they_are_written(case: tuple[str, list]) -> None:
     got = [(s.name, s.args, (s.span.line, s.span.column, s.span.end_line, s.span.end_column), s.time)
            for s in plan.steps]
     assert got == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(plan_lines())
+def test_plan_words_are_the_parsed_steps_words(case: tuple[str, list]) -> None:  # type: ignore[type-arg]
+    """``plan_words`` (the batch validator's steps, no object each) gives each
+    step's folded name, arguments and text exactly as ``parse_plan`` does, for
+    every plan made only of steps; a time prefix or duration makes it decline."""
+    text, _ = case
+    words = plan_words(text)
+    steps = parse_plan(text).steps
+    if words is None:
+        assert any(s.time is not None for s in steps) or "[" in text
+    else:
+        assert words == [(s.name, s.args, s.text) for s in steps]
+        assert all(s.time is None for s in steps)
