@@ -178,7 +178,8 @@ def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any
 
 
 MAX_REMEMBERED_STEPS = 1 << 18
-"""How many distinct ground steps :meth:`LiftedTask.step` keeps (then it starts afresh)."""
+"""How many distinct action references a backend remembers for the validator
+(:meth:`pypddlengine.task.StepSpace.remembered_refs`; then it starts afresh)."""
 
 
 class Keys(set):  # type: ignore[type-arg]
@@ -200,7 +201,6 @@ class LiftedTask:
     PDDL text with the spelling of the declarations."""
 
     def __init__(self, domain: Domain, problem: Problem, report: CheckReport) -> None:
-        self._steps: dict[tuple[str, tuple[str, ...]], tuple[Schema, tuple[int, ...]]] = {}
         self.domain = domain
         self.problem = problem
         self.report = report
@@ -584,26 +584,22 @@ class LiftedTask:
             ids.append(oid)
         return schema, tuple(ids)
 
-    def resolve_remembered(self, ref: ActionRef) -> tuple[Schema, tuple[int, ...]]:
-        """:meth:`resolve`, remembered by the action's folded name and
-        arguments: validating many plans of one task (``pypddl validate`` with
-        many plans) resolves each ground action once. Raises as :meth:`resolve`
-        does (failures are not remembered)."""
-        key = (ref.name, ref.args)
-        hit = self._steps.get(key)
-        if hit is None:
-            schema = self.schema_index.get(ref.name)
-            args = tuple(map(self.object_index.get, ref.args))
-            domains = schema.domain_sets if schema is not None else ()
-            if (schema is None or len(args) != len(domains) or None in args
-                    or (domains.count(None) != len(domains)
-                        and not all(d is None or a in d for a, d in zip(args, domains, strict=True)))):
-                schema, args = self.resolve(ref)  # raises the precise error
-            hit = (schema, args)
-            if len(self._steps) >= MAX_REMEMBERED_STEPS:
-                self._steps.clear()
-            self._steps[key] = hit
-        return hit
+    def resolve_known(self, name: str, args: tuple[str, ...]) -> tuple[Schema, tuple[int, ...]] | None:
+        """:meth:`resolve` of a folded name and arguments that name an action
+        of the task with objects of the right types, without building an
+        :class:`ActionRef`; ``None`` for anything else (:meth:`resolve` then
+        says what is wrong). The validator's path for a step met the first time."""
+        schema = self.schema_index.get(name)
+        if schema is None:
+            return None
+        ids = tuple(map(self.object_index.get, args))
+        domains = schema.domain_sets
+        if len(ids) != len(domains) or None in ids:
+            return None
+        for oid, domain in zip(ids, domains, strict=True):
+            if domain is not None and oid not in domain:
+                return None
+        return schema, ids  # type: ignore[return-value]
 
     def action_cost(self, inst: Instance) -> int | float:
         """The unconditional cost of a ground instance (1 when the task has no

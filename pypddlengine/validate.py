@@ -156,7 +156,7 @@ def validate_plan(
     cost: int | float = 0
     failure: StepFailure | None = None
     applied = 0
-    resolve, lookup = lifted.resolve_remembered, space.lookup
+    resolve, lookup = lifted.resolve_known, space.lookup
     known = space.remembered_refs()
     for number, step in enumerate(steps, start=1):
         try:
@@ -174,9 +174,12 @@ def validate_plan(
             else:
                 action = known.get(key, _UNKNOWN)  # type: ignore[arg-type]
                 if action is _UNKNOWN or action is None:
-                    if ref is None:
-                        ref = ActionRef(key[0], key[1], None, key[2])
-                    schema, args = resolve(ref)
+                    hit = resolve(key[0], key[1])
+                    if hit is None:  # a bad reference: the full resolution raises its precise error
+                        if ref is None:
+                            ref = ActionRef(key[0], key[1], None, key[2])
+                        hit = lifted.resolve(ref)
+                    schema, args = hit
                     if action is _UNKNOWN:
                         action = lookup(schema, args)
                         if len(known) >= MAX_REMEMBERED_STEPS:
