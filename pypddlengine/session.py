@@ -7,7 +7,7 @@ but action text, reads no files (see :func:`pypddlengine.load_task` for that)
 and prints nothing. The seven operations of the paper map onto it as:
 
 =========================  =========================================
-initialise                 ``Session(task)``, :meth:`Session.from_pddl`
+initialise                 ``Session(task)``, :func:`open_session`
 query current state        :attr:`Session.state`, :meth:`Session.state_atoms`
 query applicable actions   :meth:`Session.applicable_actions`
 execute one action         :meth:`Session.execute`
@@ -73,12 +73,12 @@ from .feedback import (
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, check_lifted, estimate_grounding, ground
 from .landmarks import LandmarkProgress, Landmarks
 from .lazy import LazyTask
-from .lifted import Instance, LiftedTask, compile_task
+from .lifted import Instance, LiftedTask, load_task
 from .model import ActionRef, Plan
 from .observation import Observation, compile_observation
-from .sources import PDDLSource, read_source
+from .sources import PDDLSource
 from .step import GroundAction, State, revert
-from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
+from .syntax import MAX_INPUT_BYTES, parse_action_ref
 from .task import StepSpace, Task
 from .usercache import dataclass
 from .validate import ValidationReport, validate_plan
@@ -99,6 +99,8 @@ __all__ = [
     "Session",
     "StepResult",
     "build_backend",
+    "open_backend",
+    "open_session",
 ]
 
 
@@ -167,6 +169,11 @@ BACKENDS = ("auto", "grounded", "lifted")
 AUTO_GROUND_LIMIT = 100_000
 """With ``backend="auto"`` a task is grounded when :func:`estimate_grounding`
 expects at most this many ground actions (and four times as many atoms)."""
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+
+
 def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingOptions = DEFAULT_OPTIONS,
                   limit: float = AUTO_GROUND_LIMIT) -> tuple[StepSpace, str]:
     """The session backend for ``lifted`` and one sentence saying which and why.
@@ -177,8 +184,7 @@ def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingO
     :func:`estimate_grounding` says the grounding is small (at most ``limit``
     actions), and goes lifted otherwise, or when grounding then stops at a
     size or time limit (a cancellation still stops it)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+    _check_backend(backend)
     if backend == "grounded":
         task = ground(lifted, options)
         return task, f"grounded (as requested): {task.stats.actions:,} ground actions"
@@ -234,15 +240,11 @@ class Session:
         the relaxed proof); ``landmarks``: track landmarks (``None``: when the
         task is not too large, see :data:`LANDMARK_AUTO_LIMIT`)."""
         check_settings(heuristic, proof_budget)
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+        _check_backend(backend)
         if not isinstance(task, StepSpace):
             if problem is None:
                 raise TypeError("Session(domain, problem) needs both, or Session(task) a Task or LazyTask")
-            d_text, d_name = read_source(task, "domain")
-            p_text, p_name = read_source(problem, "problem")
-            lifted = compile_task(parse_domain(d_text, filename=d_name), parse_problem(p_text, filename=p_name))
-            task, note = build_backend(lifted, backend, options)
+            task, note = open_backend(task, problem, backend=backend, options=options)
         elif problem is not None:
             raise TypeError("Session(task) takes a Task or LazyTask alone; pass domain and problem instead")
         elif backend not in ("auto", task.backend):
@@ -314,40 +316,27 @@ class Session:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def from_pddl(
-        cls,
-        domain: str | bytes,
-        problem: str | bytes,
-        *,
-        domain_name: str | None = None,
-        problem_name: str | None = None,
-        feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
-        options: GroundingOptions = DEFAULT_OPTIONS,
-        max_bytes: int = MAX_INPUT_BYTES,
-        detect_loops: bool | None = None,
-        observation: str | Iterable[str] | None = None,
-        heuristic: str = "h_ff",
-        proof_budget: int = 0,
-        backend: str = "auto",
-    ) -> Session:
-        """Initialise from PDDL text: parse, check, compile and pick the
-        backend (see :func:`build_backend`).
+    def from_pddl(cls, domain: str | bytes, problem: str | bytes, *, domain_name: str | None = None,
+                  problem_name: str | None = None, **options: Any) -> Session:
+        """Initialise from PDDL text (never a file name): :func:`open_session`
+        with ``text=True``, messages naming ``domain_name`` and
+        ``problem_name``, and the same ``options``.
 
         Raises a :class:`PDDLError` subclass on any problem with the input
         (``INPUT_TOO_LARGE`` beyond ``max_bytes``, ``GROUNDING_LIMIT`` beyond
         ``options`` when grounding was requested)."""
-        d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
-        p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
-        return cls.on(compile_task(d, p), backend=backend, options=options, feedback=feedback,
-                      detect_loops=detect_loops, observation=observation, heuristic=heuristic,
-                      proof_budget=proof_budget)
+        return open_session(domain, problem, domain_name=domain_name, problem_name=problem_name, text=True,
+                            **options)
 
     @classmethod
     def on(cls, lifted: LiftedTask, *, backend: str = "auto", options: GroundingOptions = DEFAULT_OPTIONS,
            **session_options: Any) -> Session:
         """A session on a compiled task, with the backend :func:`build_backend`
         picks (its note kept as :attr:`backend_note`)."""
-        task, note = build_backend(lifted, backend, options)
+        return cls._noted(*build_backend(lifted, backend, options), **session_options)
+
+    @classmethod
+    def _noted(cls, task: StepSpace, note: str, **session_options: Any) -> Session:
         session = cls(task, **session_options)
         session.backend_note = note
         return session
@@ -647,6 +636,56 @@ class Session:
         """Validate ``plan`` from the initial state (the session's history when
         ``plan`` is ``None``). The session itself is not changed."""
         return validate_plan(self.task, [h.action for h in self._history] if plan is None else plan)
+
+
+def open_backend(
+    domain: PDDLSource,
+    problem: PDDLSource,
+    *,
+    domain_name: str | None = None,
+    problem_name: str | None = None,
+    max_bytes: int = MAX_INPUT_BYTES,
+    text: bool = False,
+    backend: str = "auto",
+    options: GroundingOptions | None = None,
+) -> tuple[StepSpace, str]:
+    """The one pipeline from files or text to a session's backend: read
+    (each a file path or PDDL text, see :data:`PDDLSource`; with ``text``
+    always text or bytes), parse (at most ``max_bytes`` each, messages naming
+    ``domain_name`` and ``problem_name`` when given), check and compile
+    (:func:`pypddlengine.lifted.load_task`), then pick and build the backend
+    (:func:`build_backend` with the grounding ``options``). Every way of
+    opening a session from files or text runs it: :func:`open_session` (and
+    so :func:`pypddlengine.open_session`, ``pypddl play``, the gym adapter and
+    the MCP server's ``initialise_session``), :meth:`Session.from_pddl` and
+    ``Session(domain, problem)``."""
+    _check_backend(backend)
+    lifted = load_task(domain, problem, max_bytes=max_bytes, domain_name=domain_name, problem_name=problem_name,
+                       text=text)
+    return build_backend(lifted, backend, options or DEFAULT_OPTIONS)
+
+
+def open_session(
+    domain: PDDLSource,
+    problem: PDDLSource,
+    *,
+    domain_name: str | None = None,
+    problem_name: str | None = None,
+    max_bytes: int = MAX_INPUT_BYTES,
+    text: bool = False,
+    backend: str = "auto",
+    options: GroundingOptions | None = None,
+    **session_options: Any,
+) -> Session:
+    """A :class:`Session` on a domain and problem, from files or text: the
+    backend from :func:`open_backend` (its note kept as
+    :attr:`Session.backend_note`), then the session with ``session_options``
+    (``feedback``, ``heuristic``, ``proof_budget``, ``landmarks``,
+    ``detect_loops``, ``observation``, as in :class:`Session`)."""
+    check_settings(session_options.get("heuristic", "h_ff"), session_options.get("proof_budget", 0))
+    task, note = open_backend(domain, problem, domain_name=domain_name, problem_name=problem_name,
+                              max_bytes=max_bytes, text=text, backend=backend, options=options)
+    return Session._noted(task, note, **session_options)
 
 
 _MASK = (1 << 64) - 1
