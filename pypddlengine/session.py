@@ -213,9 +213,9 @@ class Session:
     backends: a grounded :class:`Task` or a lifted :class:`LazyTask`.
 
     ``Session(task)`` wraps a backend; ``Session(domain, problem)`` reads and
-    checks a domain and problem first, each a file path or PDDL text (as
-    :func:`pypddlengine.open_session`), and picks the backend (``backend``,
-    see :func:`build_backend`). :attr:`backend` and :attr:`backend_note` say
+    checks a domain and problem first, each a file path or PDDL text, and
+    picks the backend (``backend``, see :func:`build_backend`), through
+    :func:`open_backend` as :func:`open_session` does. :attr:`backend` and :attr:`backend_note` say
     which it is and why. A lifted session has no heuristic distances,
     landmarks or relaxed dead-end proofs (its feedback says so); everything
     else is the same, step for step."""
