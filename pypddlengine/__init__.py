@@ -26,13 +26,13 @@ _EXPORTS = {
     "checker": ["CheckReport", "PDDLWarning", "check"],
     "errors": ["ActionReferenceError", "ErrorCode", "GroundingLimitError", "InputTooLargeError", "PDDLError",
                "PDDLSemanticError", "PDDLSyntaxError", "SourceFile", "Span", "UnsupportedRequirementError"],
-    "feedback": ["RelaxedAnalysis", "analyse"],
+    "feedback": ["Failure", "Feedback", "FeedbackLevel", "GoalStatus", "RelaxedAnalysis", "analyse"],
     "grounding": ["GroundingOptions", "ground", "ground_brute_force"],
     "lifted": ["LiftedTask", "compile_task"],
     "loading": ["load_domain", "load_plan", "load_problem", "load_task", "open_session", "read_file",
                 "validate_files"],
     "model": ["Domain", "Plan", "Problem"],
-    "session": ["Explanation", "Failure", "Feedback", "FeedbackLevel", "GoalStatus", "Session", "StepResult"],
+    "session": ["Explanation", "Session", "StepResult"],
     "syntax": ["parse_action_ref", "parse_domain", "parse_plan", "parse_problem"],
     "task": ["GroundAction", "State", "Task"],
     "validate": ["StepFailure", "ValidationReport", "validate_plan"],
@@ -69,12 +69,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         Span,
         UnsupportedRequirementError,
     )
-    from .feedback import RelaxedAnalysis, analyse
+    from .feedback import Failure, Feedback, FeedbackLevel, GoalStatus, RelaxedAnalysis, analyse
     from .grounding import GroundingOptions, ground, ground_brute_force
     from .lifted import LiftedTask, compile_task
     from .loading import load_domain, load_plan, load_problem, load_task, open_session, read_file, validate_files
     from .model import Domain, Plan, Problem
-    from .session import Explanation, Failure, Feedback, FeedbackLevel, GoalStatus, Session, StepResult
+    from .session import Explanation, Session, StepResult
     from .syntax import parse_action_ref, parse_domain, parse_plan, parse_problem
     from .task import GroundAction, State, Task
     from .validate import StepFailure, ValidationReport, validate_plan

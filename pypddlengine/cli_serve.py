@@ -179,13 +179,15 @@ def tool_caller(client: Any, counter: list[int] | None = None) -> Call:
     """``await call(name, **arguments)`` -> the structured result; a tool
     error raises :class:`ToolCallError`. ``counter[0]`` counts the calls."""
 
+    from .mcp_server.wire import unwrap
+
     async def call(name: str, **arguments: Any) -> dict[str, Any]:
-        result = await client.call_tool(name, arguments)
+        reply = unwrap(await client.call_tool(name, arguments))
         if counter is not None:
             counter[0] += 1
-        if result.is_error:
-            raise ToolCallError(result.content[0].text if result.content else name)
-        return dict(result.structured_content or {})
+        if reply.is_error:
+            raise ToolCallError(reply.text or name)
+        return reply.data
 
     return call
 

@@ -64,9 +64,11 @@ from .normalise import (
 )
 from .numeric import CONST, FLUENT, UNDEFINED, GExpr, Lookup, compare, deficit, ground, interpret, term_text
 from .printer import format_condition
+from .sources import PDDLSource, read_source
+from .syntax import MAX_INPUT_BYTES, parse_domain, parse_problem
 from .usercache import dataclass
 
-__all__ = ["AtomKey", "Instance", "Keys", "LiftedTask", "Schema", "compile_task", "quantified_size"]
+__all__ = ["AtomKey", "Instance", "Keys", "LiftedTask", "Schema", "compile_task", "load_task", "quantified_size"]
 
 AtomKey = tuple[int, ...]
 Template = tuple[int, tuple[int, ...]]
@@ -809,6 +811,33 @@ def compile_task(domain: Domain, problem: Problem) -> LiftedTask:
     """Check ``domain`` and ``problem`` (raising the first error) and compile them."""
     report = ensure_valid(domain, problem)
     return LiftedTask(domain, problem, report)
+
+
+def load_task(
+    domain: PDDLSource,
+    problem: PDDLSource,
+    *,
+    max_bytes: int = MAX_INPUT_BYTES,
+    domain_name: str | None = None,
+    problem_name: str | None = None,
+    text: bool = False,
+) -> LiftedTask:
+    """Read, parse, check and compile a domain and problem into a
+    :class:`LiftedTask`: each a file path or PDDL text (see
+    :data:`pypddlengine.sources.PDDLSource`; with ``text`` always PDDL text or
+    bytes, never a file name), at most ``max_bytes`` each. Messages name them
+    ``domain_name`` and ``problem_name`` when given, else by their paths
+    (``<domain>``, ``<problem>`` for text read as a source)."""
+    def read(source: PDDLSource, kind: str, name: str | None) -> tuple[Any, str | None]:
+        if text:
+            return source, name
+        data, found = read_source(source, kind, max_bytes=max_bytes)
+        return data, name or found
+
+    d_text, d_name = read(domain, "domain", domain_name)
+    p_text, p_name = read(problem, "problem", problem_name)
+    return compile_task(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
+                        parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
 
 
 def quantified_size(lifted: LiftedTask, cond: Condition | None, variables: tuple[Parameter, ...] = ()) -> int:

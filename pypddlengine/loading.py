@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .lifted import LiftedTask, compile_task
+from .lifted import load_task
 from .model import Domain, Plan, Problem
 from .sources import PathLike, PDDLSource, is_pddl_text, read_file, read_source
 from .syntax import MAX_INPUT_BYTES, parse_domain, parse_plan, parse_problem
@@ -15,8 +15,7 @@ from .validate import ValidationReport, validate_plan
 if TYPE_CHECKING:  # the session and grounder load only when a session is opened
     from pathlib import Path  # (and pathlib only for folders: `pypddl validate` of one plan needs none)
 
-    from .grounding import GroundingOptions
-    from .session import FeedbackLevel, Session
+    from .session import Session
 
 __all__ = [
     "PDDLSource",
@@ -61,38 +60,18 @@ def load_plan(path: PathLike) -> Plan:
     return parse_plan(read_file(path), filename=str(path))
 
 
-def load_task(domain: PDDLSource, problem: PDDLSource, *, max_bytes: int = MAX_INPUT_BYTES) -> LiftedTask:
-    """Parse and check a domain and problem (files or text, see
-    :data:`PDDLSource`) into a :class:`LiftedTask`."""
-    d_text, d_name = read_source(domain, "domain", max_bytes=max_bytes)
-    p_text, p_name = read_source(problem, "problem", max_bytes=max_bytes)
-    return compile_task(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
-                        parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
-
-
-def open_session(
-    domain: PDDLSource,
-    problem: PDDLSource,
-    *,
-    feedback: FeedbackLevel | str | int = "plain",
-    options: GroundingOptions | None = None,
-    max_bytes: int = MAX_INPUT_BYTES,
-    heuristic: str = "h_ff",
-    proof_budget: int = 0,
-    backend: str = "auto",
-    **session_options: Any,
-) -> Session:
+def open_session(domain: PDDLSource, problem: PDDLSource, **options: Any) -> Session:
     """A :class:`Session` on a domain and problem, each a file path or PDDL
-    text (see :data:`PDDLSource`); ``backend`` (``"auto"``, ``"grounded"``,
-    ``"lifted"``: see :func:`pypddlengine.session.build_backend`),
-    ``heuristic``, ``proof_budget`` and ``session_options`` (``detect_loops``,
-    ``observation``) as in :class:`Session`."""
-    from .grounding import DEFAULT_OPTIONS
-    from .session import Session
+    text (see :data:`PDDLSource`): :func:`pypddlengine.session.open_session`,
+    the one way from files or text to a session, with the same ``options``
+    (``backend``: ``"auto"``, ``"grounded"``, ``"lifted"``, see
+    :func:`pypddlengine.session.build_backend`; ``options``: the grounding
+    limits; ``max_bytes``; ``feedback``, ``heuristic``, ``proof_budget``,
+    ``landmarks``, ``detect_loops``, ``observation`` as in :class:`Session`).
+    The session and the grounder are imported only here."""
+    from . import session
 
-    lifted = load_task(domain, problem, max_bytes=max_bytes)
-    return Session.on(lifted, backend=backend, options=options or DEFAULT_OPTIONS, feedback=feedback,
-                      heuristic=heuristic, proof_budget=proof_budget, **session_options)
+    return session.open_session(domain, problem, **options)
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

@@ -7,7 +7,7 @@ but action text, reads no files (see :func:`pypddlengine.load_task` for that)
 and prints nothing. The seven operations of the paper map onto it as:
 
 =========================  =========================================
-initialise                 ``Session(task)``, :meth:`Session.from_pddl`
+initialise                 ``Session(task)``, :func:`open_session`
 query current state        :attr:`Session.state`, :meth:`Session.state_atoms`
 query applicable actions   :meth:`Session.applicable_actions`
 execute one action         :meth:`Session.execute`
@@ -20,6 +20,11 @@ plus :meth:`undo`, :meth:`explain` (why an action is or is not applicable,
 without executing it), :meth:`goal_status` and :meth:`analysis`, and named
 checkpoints (:meth:`save`, :meth:`restore`, :meth:`checkpoints`,
 :meth:`delete_checkpoint`) that keep the state and the history.
+
+The session keeps the state, the history and the loop index; what it says
+after each step (goals, distances, dead ends, landmarks, why-not hints, the
+conditional effects that fired, the values that changed) is composed by its
+:class:`pypddlengine.feedback.FeedbackComposer` (:attr:`Session.composer`).
 
 Loop detection: the session keeps a digest of the state after every step of
 the current history (step 0 is the initial state) and the first step at which
@@ -46,44 +51,44 @@ the session stays usable. Failures are returned, not raised, with a stable
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from dataclasses import field
 from typing import Any
 
-from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
-from .errors import (
-    ActionReferenceError,
-    CheckpointError,
-    ErrorCode,
-    FeatureUnavailableError,
-    GroundingLimitError,
-    NumericError,
-    PDDLError,
+from .errors import CheckpointError, ErrorCode, GroundingLimitError, PDDLError
+from .exact import Value
+from .feedback import (
+    FEATURES_OFF,
+    HEURISTIC_CHOICES,
+    LANDMARK_AUTO_LIMIT,
+    Failure,
+    Feedback,
+    FeedbackComposer,
+    FeedbackLevel,
+    GoalStatus,
+    RelaxedAnalysis,
+    check_settings,
+    failure_from_error,
 )
-from .exact import Value, to_text
-from .feedback import RelaxedAnalysis, analyse
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, check_lifted, estimate_grounding, ground
-from .heuristics import relaxed_task
-from .landmarks import LandmarkProgress, Landmarks, find_landmarks
+from .landmarks import LandmarkProgress, Landmarks
 from .lazy import LazyTask
-from .lifted import AtomKey, Instance, LiftedTask, compile_task
-from .model import ActionRef, And, Plan
-from .names import HEURISTIC_NAMES
-from .numeric import term_text
-from .numeric_heuristics import numeric_relaxation
+from .lifted import Instance, LiftedTask, load_task
+from .model import ActionRef, Plan
 from .observation import Observation, compile_observation
-from .sources import PDDLSource, read_source
-from .step import ConditionalEffect, GroundAction, State, revert
-from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
+from .sources import PDDLSource
+from .step import GroundAction, State, revert
+from .syntax import MAX_INPUT_BYTES, parse_action_ref
 from .task import StepSpace, Task
 from .usercache import dataclass
-from .validate import INAPPLICABLE_ACTION, ValidationReport, validate_plan
+from .validate import ValidationReport, validate_plan
 
 __all__ = [
     "AUTO_GROUND_LIMIT",
     "BACKENDS",
+    "FEATURES_OFF",
     "HEURISTIC_CHOICES",
+    "LANDMARK_AUTO_LIMIT",
     "Checkpoint",
     "Explanation",
     "Failure",
@@ -94,102 +99,9 @@ __all__ = [
     "Session",
     "StepResult",
     "build_backend",
+    "open_backend",
+    "open_session",
 ]
-
-
-HEURISTIC_CHOICES = HEURISTIC_NAMES
-"""What :attr:`Feedback.distance` can measure (the ``heuristic`` option)."""
-LANDMARK_AUTO_LIMIT = 50_000
-"""With ``landmarks=None`` landmarks are tracked when the task has at most
-this many relaxed operators (their analysis grows with the task)."""
-SHOWN = 10
-"""At most this many landmarks or relaxed-plan actions are listed per step."""
-
-
-class FeedbackLevel(enum.IntEnum):
-    """How much the session says after each step (each level adds to the last).
-
-    * ``PAPER``: exactly the signals the paper names (§III-A): after a step a
-      success flag, the new state and a goal-reached flag; a validation says
-      valid or not. The session computes what ``PLAIN`` does; the adapters
-      (the MCP rendering, ``pypddl play``) show no more than those signals.
-    * ``PLAIN``: success, new state, goal reached; on failure the reason and
-      the unsatisfied preconditions.
-    * ``PROGRESS``: goal atoms satisfied so far, and which are not.
-    * ``HEURISTIC``: distance to the goal (h_FF unless the session's
-      ``heuristic`` says otherwise) and its change, a dead-end warning when
-      the goal became unreachable (a proof, see :mod:`.deadends`), and the
-      landmarks (atoms every plan makes true) accepted so far, newly
-      achieved, or required again.
-    * ``FULL``: why-not explanations (which step last made a failing
-      precondition false, which applicable actions would make it true) and a
-      warning when a state repeats; the first actions of a relaxed plan.
-    """
-
-    PAPER = -1
-    PLAIN = 0
-    PROGRESS = 1
-    HEURISTIC = 2
-    FULL = 3
-
-    @classmethod
-    def parse(cls, value: str | int | FeedbackLevel) -> FeedbackLevel:
-        if isinstance(value, FeedbackLevel):
-            return value
-        if isinstance(value, int):
-            return cls(value)
-        try:
-            return cls[value.strip().upper()]
-        except KeyError:
-            names = ", ".join(m.name.lower() for m in cls)
-            raise ValueError(f"unknown feedback level '{value}'; choose one of {names}") from None
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Why an action could not be executed (nothing changed)."""
-
-    code: str
-    message: str
-    unsatisfied: tuple[str, ...] = ()
-    suggestions: tuple[str, ...] = ()
-    hints: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class GoalStatus:
-    satisfied: tuple[str, ...]
-    unsatisfied: tuple[str, ...]
-
-    @property
-    def reached(self) -> bool:
-        return not self.unsatisfied
-
-    @property
-    def total(self) -> int:
-        return len(self.satisfied) + len(self.unsatisfied)
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """Extra signals, filled according to the session's :class:`FeedbackLevel`."""
-
-    goals: GoalStatus | None = None
-    distance: float | None = None
-    distance_change: float | None = None
-    dead_end: bool = False
-    unreachable_goals: tuple[str, ...] = ()
-    revisited_step: int | None = None
-    notes: tuple[str, ...] = ()
-    heuristic: str | None = None
-    """What ``distance`` measures (one of :data:`HEURISTIC_CHOICES`)."""
-    landmarks_accepted: int | None = None
-    landmarks_total: int | None = None
-    landmarks_achieved: tuple[str, ...] = ()
-    landmarks_required_again: tuple[str, ...] = ()
-    dead_end_status: str | None = None
-    """A :mod:`.deadends` verdict: set for a dead end, or when the session searches (``proof_budget``)."""
-    relaxed_plan: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,11 +150,6 @@ class Checkpoint:
         return len(self.history)
 
 
-NUMERIC_H_FF = ("on a numeric task the distance is the numeric relaxation's h_add (h_FF's relaxed plans are not "
-                "defined over numbers here)")
-NO_LANDMARKS = ("no landmark distance: landmarks are computed for STRIPS tasks only, not with conditional effects, "
-                "quantified or disjunctive conditions, or derived predicates")
-
 MAX_CHECKPOINTS = 64
 """Checkpoints one session keeps at most (each holds a copy of the history)."""
 MAX_CHECKPOINT_NAME = 64
@@ -262,8 +169,9 @@ BACKENDS = ("auto", "grounded", "lifted")
 AUTO_GROUND_LIMIT = 100_000
 """With ``backend="auto"`` a task is grounded when :func:`estimate_grounding`
 expects at most this many ground actions (and four times as many atoms)."""
-FEATURES_OFF = ("off for this session: the task was not grounded (lifted backend), and heuristic distances, "
-                "landmarks and relaxed dead-end proofs need the ground task; open it with backend='grounded' for them")
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
 
 
 def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingOptions = DEFAULT_OPTIONS,
@@ -276,8 +184,7 @@ def build_backend(lifted: LiftedTask, backend: str = "auto", options: GroundingO
     :func:`estimate_grounding` says the grounding is small (at most ``limit``
     actions), and goes lifted otherwise, or when grounding then stops at a
     size or time limit (a cancellation still stops it)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+    _check_backend(backend)
     if backend == "grounded":
         task = ground(lifted, options)
         return task, f"grounded (as requested): {task.stats.actions:,} ground actions"
@@ -306,9 +213,9 @@ class Session:
     backends: a grounded :class:`Task` or a lifted :class:`LazyTask`.
 
     ``Session(task)`` wraps a backend; ``Session(domain, problem)`` reads and
-    checks a domain and problem first, each a file path or PDDL text (as
-    :func:`pypddlengine.open_session`), and picks the backend (``backend``,
-    see :func:`build_backend`). :attr:`backend` and :attr:`backend_note` say
+    checks a domain and problem first, each a file path or PDDL text, and
+    picks the backend (``backend``, see :func:`build_backend`), through
+    :func:`open_backend` as :func:`open_session` does. :attr:`backend` and :attr:`backend_note` say
     which it is and why. A lifted session has no heuristic distances,
     landmarks or relaxed dead-end proofs (its feedback says so); everything
     else is the same, step for step."""
@@ -332,19 +239,12 @@ class Session:
         search may visit after each step to prove or refute a dead end (0: only
         the relaxed proof); ``landmarks``: track landmarks (``None``: when the
         task is not too large, see :data:`LANDMARK_AUTO_LIMIT`)."""
-        if heuristic not in HEURISTIC_CHOICES:
-            raise ValueError(f"unknown heuristic '{heuristic}'; choose one of {', '.join(HEURISTIC_CHOICES)}")
-        if proof_budget < 0:
-            raise ValueError("proof_budget must be 0 or more")
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}")
+        check_settings(heuristic, proof_budget)
+        _check_backend(backend)
         if not isinstance(task, StepSpace):
             if problem is None:
                 raise TypeError("Session(domain, problem) needs both, or Session(task) a Task or LazyTask")
-            d_text, d_name = read_source(task, "domain")
-            p_text, p_name = read_source(problem, "problem")
-            lifted = compile_task(parse_domain(d_text, filename=d_name), parse_problem(p_text, filename=p_name))
-            task, note = build_backend(lifted, backend, options)
+            task, note = open_backend(task, problem, backend=backend, options=options)
         elif problem is not None:
             raise TypeError("Session(task) takes a Task or LazyTask alone; pass domain and problem instead")
         elif backend not in ("auto", task.backend):
@@ -359,17 +259,17 @@ class Session:
         self.grounded: Task | None = task if isinstance(task, Task) else None
         """The ground task, for the analyses that need it (``None`` on a lifted session)."""
         self.lifted = task.lifted
-        self.feedback_level = FeedbackLevel.parse(feedback)
+        self.composer = FeedbackComposer(task, level=feedback, heuristic=heuristic, proof_budget=proof_budget,
+                                         landmarks=landmarks, detect_loops=detect_loops)
+        """Composes what the session says after each step (see :mod:`.feedback`)."""
         self._state: State = task.init
         self._history: list[HistoryEntry] = []
         self._applicable_cache: tuple[State, list[GroundAction]] | None = None
-        self.detect_loops = self.feedback_level >= FeedbackLevel.FULL if detect_loops is None else detect_loops
         self._digests: list[int] = [_digest(task.init, 0, task.init, ()) if self.detect_loops else 0]
         """The digest of the state after each step of the history (0: the initial state)."""
         self._first_seen: dict[int, int] = {self._digests[0]: 0}
         """Each digest of :attr:`_digests` and the first step where it occurs."""
         self._checkpoints: dict[str, Checkpoint] = {}
-        self._last_distance: float | None = None
         self.failed_attempts = 0
         self.observation: Observation | None = None
         """The rules hiding atoms from the agent (``None``: everything is seen)."""
@@ -377,49 +277,66 @@ class Session:
         if observation is not None:
             compiled = compile_observation(observation, task)
             self.observation = compiled if compiled.text else None
-        self.heuristic = heuristic
-        self.proof_budget = proof_budget
-        self._track_landmarks = landmarks if heuristic != "lm_count" else True
-        self._landmarks: Landmarks | None = None
-        self._lm_path: list[tuple[int, State, LandmarkProgress]] = []
+
+    # ------------------------------------------------------------------ settings (kept by the feedback composer)
+
+    @property
+    def feedback_level(self) -> FeedbackLevel:
+        return self.composer.level
+
+    @feedback_level.setter
+    def feedback_level(self, level: FeedbackLevel | str | int) -> None:
+        self.composer.level = FeedbackLevel.parse(level)
+
+    @property
+    def heuristic(self) -> str:
+        """What the feedback's distance measures (one of :data:`HEURISTIC_CHOICES`)."""
+        return self.composer.heuristic
+
+    @heuristic.setter
+    def heuristic(self, name: str) -> None:
+        check_settings(name, self.composer.proof_budget)
+        self.composer.heuristic = name
+
+    @property
+    def proof_budget(self) -> int:
+        """States a breadth-first search may visit after each step to prove or refute a dead end."""
+        return self.composer.proof_budget
+
+    @proof_budget.setter
+    def proof_budget(self, budget: int) -> None:
+        check_settings(self.composer.heuristic, budget)
+        self.composer.proof_budget = budget
+
+    @property
+    def detect_loops(self) -> bool:
+        """Whether the session keeps the loop index (fixed when the session is made)."""
+        return self.composer.detect_loops
 
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def from_pddl(
-        cls,
-        domain: str | bytes,
-        problem: str | bytes,
-        *,
-        domain_name: str | None = None,
-        problem_name: str | None = None,
-        feedback: FeedbackLevel | str | int = FeedbackLevel.PLAIN,
-        options: GroundingOptions = DEFAULT_OPTIONS,
-        max_bytes: int = MAX_INPUT_BYTES,
-        detect_loops: bool | None = None,
-        observation: str | Iterable[str] | None = None,
-        heuristic: str = "h_ff",
-        proof_budget: int = 0,
-        backend: str = "auto",
-    ) -> Session:
-        """Initialise from PDDL text: parse, check, compile and pick the
-        backend (see :func:`build_backend`).
+    def from_pddl(cls, domain: str | bytes, problem: str | bytes, *, domain_name: str | None = None,
+                  problem_name: str | None = None, **options: Any) -> Session:
+        """Initialise from PDDL text (never a file name): :func:`open_session`
+        with ``text=True``, messages naming ``domain_name`` and
+        ``problem_name``, and the same ``options``.
 
         Raises a :class:`PDDLError` subclass on any problem with the input
         (``INPUT_TOO_LARGE`` beyond ``max_bytes``, ``GROUNDING_LIMIT`` beyond
         ``options`` when grounding was requested)."""
-        d = parse_domain(domain, filename=domain_name, max_bytes=max_bytes)
-        p = parse_problem(problem, filename=problem_name, max_bytes=max_bytes)
-        return cls.on(compile_task(d, p), backend=backend, options=options, feedback=feedback,
-                      detect_loops=detect_loops, observation=observation, heuristic=heuristic,
-                      proof_budget=proof_budget)
+        return open_session(domain, problem, domain_name=domain_name, problem_name=problem_name, text=True,
+                            **options)
 
     @classmethod
     def on(cls, lifted: LiftedTask, *, backend: str = "auto", options: GroundingOptions = DEFAULT_OPTIONS,
            **session_options: Any) -> Session:
         """A session on a compiled task, with the backend :func:`build_backend`
         picks (its note kept as :attr:`backend_note`)."""
-        task, note = build_backend(lifted, backend, options)
+        return cls._noted(*build_backend(lifted, backend, options), **session_options)
+
+    @classmethod
+    def _noted(cls, task: StepSpace, note: str, **session_options: Any) -> Session:
         session = cls(task, **session_options)
         session.backend_note = note
         return session
@@ -468,17 +385,7 @@ class Session:
     def goal_status(self) -> GoalStatus:
         """Each goal literal, split into satisfied and unsatisfied (a compound
         goal conjunct counts as one, explained when it fails)."""
-        lifted = self.lifted
-        keys = self.task.keys(self._state)
-        unsatisfied = lifted.unsatisfied_goals(keys)
-        missing = set(unsatisfied)
-        everything = [lifted.render_key(k) for k in lifted.goal_pos]
-        everything += [f"(not {lifted.render_key(k)})" for k in lifted.goal_neg]
-        satisfied = [g for g in everything if g not in missing]
-        if lifted.goal_residual is not None:
-            parts = lifted.goal_residual.parts if isinstance(lifted.goal_residual, And) else (lifted.goal_residual,)
-            satisfied += [lifted.render_condition(p, {}) for p in parts if lifted.holds(p, {}, keys)]
-        return GoalStatus(tuple(satisfied), tuple(unsatisfied))
+        return self.composer.goal_status(self._state)
 
     def derived_atoms(self) -> list[str]:
         """The derived atoms (of :derived predicates) that hold now, sorted;
@@ -523,16 +430,16 @@ class Session:
         try:
             text, ground_action, inst = self._lookup(action)
         except PDDLError as err:
-            return self._failed(action if isinstance(action, str) else str(action), _failure_from_error(err))
+            return self._failed(action if isinstance(action, str) else str(action), failure_from_error(err))
         state = self._state
         if ground_action is None or not ground_action.applicable(state):
-            return self._failed(text, self._why_not(inst))
+            return self._failed(text, self.composer.why_not(inst, self._state, self._history))
         try:
             move = ground_action.step(state)
         except PDDLError as err:  # a cost value the problem does not define (lifted backend)
-            return self._failed(text, _failure_from_error(err))
+            return self._failed(text, failure_from_error(err))
         new_state, added, deleted = move.state, move.added, move.deleted
-        fired = self._fired(ground_action, move.fired) if move.fired else ()
+        fired = self.composer.fired(ground_action, move.fired) if move.fired else ()
         shown_added, shown_deleted = added, deleted
         if self.observation is not None:  # the change in what is seen: revealed atoms count as added
             seen_before, seen_after = self.observe(state), self.observe(new_state)
@@ -551,46 +458,14 @@ class Session:
             step=step,
             added=tuple(sorted(render(a) for a in shown_added)),
             deleted=tuple(sorted(render(d) for d in shown_deleted)),
-            feedback=self._feedback(new_state, revisited),
+            feedback=self.composer.feedback(new_state, self._history, revisited),
             fired=fired,
-            changed=self._changed(move.changed),
+            changed=self.composer.changed(move.changed),
         )
-
-    def _changed(self, changed: Iterable[tuple[int, Value | None, Value]]) -> tuple[str, ...]:
-        """``(fuel t1): 20 -> 13`` for each value a step changed."""
-        lifted = self.lifted
-        out = []
-        for i, old, new in changed:
-            name, args = lifted.fluent_terms[i]
-            term = term_text(lifted.function_display.get(name, name), args, lifted.object_display)
-            out.append(f"{term}: {'undefined' if old is None else to_text(old)} -> {to_text(new)}")
-        return tuple(out)
-
-    def _fired(self, action: GroundAction, fired: Iterable[ConditionalEffect]) -> tuple[str, ...]:
-        """The conditional effects of ``action`` that fired, each as
-        ``when <condition> [for ?x=obj]: <effects>`` with its objects."""
-        lifted = self.lifted
-        schema = action.schema
-        out: list[str] = []
-        for effect in fired:
-            rule = schema.rules[effect.rule]
-            binding = {**schema.binding(action.args), **dict(zip((v.name for v in rule.variables), effect.args,
-                                                                 strict=True))}
-            where = " ".join(f"{v.name}={lifted.object_display[o]}"
-                             for v, o in zip(rule.variables, effect.args, strict=True))
-            changes = [self.task.render_atom(a) for a in effect.add]
-            changes += [f"(not {self.task.render_atom(d)})" for d in effect.delete]
-            if effect.cost:
-                changes.append(f"(increase (total-cost) {effect.cost:g})")
-            cond = "always" if rule.condition is None else f"when {lifted.render_condition(rule.condition, binding)}"
-            out.append(f"{cond}{' for ' + where if where else ''}: {' '.join(changes) or '(no change)'}")
-        return tuple(out)
 
     def _failed(self, text: str, failure: Failure) -> StepResult:
         self.failed_attempts += 1
-        feedback = None
-        if self.feedback_level >= FeedbackLevel.PROGRESS:
-            feedback = Feedback(goals=self.goal_status())
+        feedback = self.composer.after_failure(self._state)
         return StepResult(
             success=False,
             action=text,
@@ -606,217 +481,34 @@ class Session:
         try:
             text, ground_action, inst = self._lookup(action)
         except PDDLError as err:
-            return Explanation(action if isinstance(action, str) else str(action), False, _failure_from_error(err))
+            return Explanation(action if isinstance(action, str) else str(action), False, failure_from_error(err))
         if ground_action is not None and ground_action.applicable(self._state):
             return Explanation(text, True)
-        return Explanation(text, False, self._why_not(inst))
-
-    # ------------------------------------------------------------------ why not
-
-    def _why_not(self, inst: Instance) -> Failure:
-        keys = self.task.keys(self._state)
-        unsatisfied = tuple(self.lifted.unsatisfied(inst, keys))
-        hints = self._hints(inst, keys) if self.feedback_level >= FeedbackLevel.FULL else []
-        return Failure(
-            INAPPLICABLE_ACTION,
-            "the action's preconditions do not hold in the current state",
-            unsatisfied,
-            hints=tuple(hints),
-        )
-
-    def _hints(self, inst: Instance, keys: set[AtomKey]) -> list[str]:
-        task, lifted, grounded = self.task, self.lifted, self.grounded
-        hints: list[str] = []
-        state = self._state
-        now_applicable = task.applicable(state)
-        applicable = set(a.id for a in now_applicable)
-        # beyond STRIPS (and on the lifted backend, which has no achiever index) whether an action makes an atom
-        # true or false depends on its effect conditions (and on axioms): there the hints ask each applicable
-        # action's successor state
-        exact = grounded is None or task.general is not None
-        successors: dict[int, State] = {}
-
-        def successor(a: GroundAction) -> State:
-            if a.id not in successors:
-                try:
-                    successors[a.id] = a.apply(state)
-                except PDDLError:  # a numeric effect that cannot be executed: the step changes nothing
-                    successors[a.id] = state
-            return successors[a.id]
-
-        def makes_true(a: GroundAction, atom: int) -> bool:  # a is an applicable achiever of atom
-            return not exact or atom in successor(a)
-
-        def makes_false(a: GroundAction, atom: int) -> bool:  # a is applicable and atom holds
-            return atom in a.delete if not exact else atom not in successor(a)
-
-        for k in inst.pre:
-            if k in keys:
-                continue
-            text = lifted.render_key(k)
-            atom = task.atom_ids.get(k)
-            static = k[0] not in lifted.fluent_predicates
-            never = static if grounded is None else atom is None or not grounded.reachable[atom]
-            if never:
-                hints.append(f"{text} can never become true")
-                continue
-            last = None if atom is None else next((h for h in reversed(self._history) if atom in h.deleted), None)
-            if last is not None:
-                hints.append(f"{text} was made false by step {last.step} {last.text}")
-            candidates = () if atom is None else (
-                now_applicable if grounded is None else [a for a in grounded.achievers(atom) if a.id in applicable])
-            now = [task.render_action(a) for a in candidates if makes_true(a, atom)]  # type: ignore[arg-type]
-            if now:
-                shown = ", ".join(sorted(now)[:5])
-                hints.append(f"{text} would be made true now by: {shown}")
-            elif static or atom in task.static_atoms:
-                hints.append(f"{text} is a static fact and never changes")
-            else:
-                hints.append(f"{text}: no applicable action makes it true right now")
-        for k in inst.neg:
-            if k in keys:
-                atom = task.atom_ids[k]
-                dels = [task.render_action(a) for a in now_applicable if makes_false(a, atom)]
-                text = lifted.render_key(k)
-                if dels:
-                    hints.append(f"{text} would be made false now by: {', '.join(sorted(dels)[:5])}")
-        return hints
+        return Explanation(text, False, self.composer.why_not(inst, self._state, self._history))
 
     # ------------------------------------------------------------------ feedback
 
     def analysis(self) -> RelaxedAnalysis:
         """Relaxed-planning analysis (h_add, h_FF, dead end) of the current
         state. Raises :class:`FeatureUnavailableError` on a lifted session."""
-        return analyse(self._ground_task("relaxed-planning analysis"), self._state)
-
-    def _ground_task(self, what: str) -> Task:
-        if self.grounded is None:
-            raise FeatureUnavailableError(f"{what} is {FEATURES_OFF}", hint="open the task with backend='grounded'")
-        return self.grounded
+        return self.composer.analysis(self._state)
 
     def landmarks(self) -> Landmarks | None:
         """The task's landmarks (computed on first use), ``None`` when the
         session does not track them (always on a lifted session)."""
-        if self._landmarks is None:
-            if self.grounded is None or self.task.general is not None:
-                return None  # the landmark analysis is defined here for STRIPS tasks only (see NO_LANDMARKS)
-            track = self._track_landmarks
-            if track is None:
-                track = len(relaxed_task(self.grounded).operators) <= LANDMARK_AUTO_LIMIT
-            if not track:
-                return None
-            self._landmarks = find_landmarks(self.grounded)
-        return self._landmarks
+        return self.composer.landmarks()
 
     def landmark_progress(self) -> LandmarkProgress | None:
-        """The landmark status after the current history, replayed from the
-        last step whose action is unchanged (so undo, reset and restore need
-        no bookkeeping here)."""
-        lm = self.landmarks()
-        if lm is None:
-            return None
-        path, history = self._lm_path, self._history
-        if not path:
-            path.append((-1, self.task.init, lm.start(self.task.init)))
-        k = 0
-        while k + 1 < len(path) and k < len(history) and path[k + 1][0] == history[k].action.id:
-            k += 1
-        del path[k + 1:]
-        _, state, progress = path[k]
-        for entry in history[k:]:
-            state = entry.action.apply(state)
-            progress = lm.step(progress.accepted, state)
-            path.append((entry.action.id, state, progress))
-        return progress
+        """The landmark status after the current history (see
+        :meth:`FeedbackComposer.landmark_progress`)."""
+        return self.composer.landmark_progress(self._history)
 
     def current_feedback(self) -> Feedback | None:
         """Feedback on the current state per the session's level, without
         executing anything (``None`` below ``PROGRESS``; no change, no
         revisit check)."""
-        return self._feedback(self._state, None, moved=False)
+        return self.composer.feedback(self._state, self._history, None, moved=False)
 
-    def _feedback(self, state: State, revisited: int | None, moved: bool = True) -> Feedback | None:
-        level = self.feedback_level
-        if not self.detect_loops:
-            revisited = None
-        loop_notes = () if revisited is None else (
-            f"this state equals the state after step {revisited}; you may be going in circles",)
-        if level <= FeedbackLevel.PLAIN:
-            return Feedback(revisited_step=revisited, notes=loop_notes) if self.detect_loops else None
-        goals = self.goal_status()
-        if level < FeedbackLevel.HEURISTIC:
-            return Feedback(goals, revisited_step=revisited, notes=loop_notes)
-        task, render = self.task, self.task.render_atom
-        notes: list[str] = []
-        name = self.heuristic
-        status = None
-        unreachable: tuple[str, ...] = ()
-        progress: LandmarkProgress | None = None
-        hint: tuple[str, ...] = ()
-        numeric = self.lifted.numeric_task
-        if self.grounded is None:  # lifted: no relaxed analysis, and the feedback says so
-            value: float | None = len(goals.unsatisfied) if name == "goal_count" else None
-            if value is None:
-                notes.append(f"no {name} distance: {FEATURES_OFF}")
-        else:
-            rt = relaxed_task(self.grounded)
-            ev = rt.evaluate(state, "max" if name == "h_max" else "add",
-                             plan=not numeric and (name == "h_ff" or level >= FeedbackLevel.FULL))
-            progress = self.landmark_progress()
-            value = {"h_ff": ev.h_ff, "h_add": ev.h, "h_max": ev.h, "goal_count": ev.goal_count}.get(name)
-            nev = None
-            if numeric:  # the numeric relaxation (numeric_heuristics); h_FF is not defined over numbers here
-                nev = numeric_relaxation(self.grounded).evaluate(state, "max" if name == "h_max" else "add")
-                if name == "h_ff":
-                    name = "h_add"
-                    if not self._history:  # said once, at the start
-                        notes.append(NUMERIC_H_FF)
-                value = {"h_add": nev.h_add, "h_max": nev.h_max, "goal_count": nev.goal_count}.get(name)
-            if name == "lm_count":
-                value = None if progress is None else progress.lm_count
-                if progress is None and task.general is not None:
-                    notes.append(NO_LANDMARKS)
-            if ev.dead_end:
-                status = DEAD_END
-                unreachable = tuple(render(g) for g in ev.unreachable_goals if g >= 0)
-                if any(g < 0 for g in ev.unreachable_goals):  # goal atoms the grounding never reached
-                    missing = (k for k in self.grounded.unreachable_goals if k not in task.atom_ids)
-                    unreachable += tuple(self.lifted.render_key(k) for k in missing)
-            elif nev is not None and nev.dead_end:  # proved by the numeric relaxation (see its module)
-                status = DEAD_END
-                unreachable = nev.unreachable
-            elif level >= FeedbackLevel.FULL and not numeric:
-                hint = tuple(task.render_action(a) for a in rt.actions(ev.relaxed_plan)[:SHOWN])
-        if status is None and self.proof_budget:
-            verdict = dead_end(task, state, self.proof_budget)
-            status = verdict.status
-            if status == NO_PLAN:
-                notes.append(f"{NO_PLAN}: all {verdict.states} states reachable from here were visited, none is a "
-                             "goal state; reset or undo")
-            elif status == PLAN_EXISTS:
-                notes.append(f"a plan of {verdict.plan_length} steps exists from here")
-        dead = status in (DEAD_END, NO_PLAN)
-        distance = None if dead or value is None else float(value)
-        if status == DEAD_END:
-            notes.append("dead end: the goal can no longer be reached from this state; reset or undo")
-        if dead and not self._history:
-            notes.append("the task is proved unsolvable: no plan reaches the goal from the initial state")
-        change = None
-        if moved:
-            if distance is not None and self._last_distance is not None:
-                change = distance - self._last_distance
-            self._last_distance = distance
-        if dead:
-            hint = ()
-        lm = self._landmarks
-        return Feedback(
-            goals, distance, change, dead, unreachable, revisited, (*notes, *loop_notes), name,
-            None if progress is None else len(progress.accepted),
-            None if lm is None else len(lm.atoms),
-            () if progress is None or not moved else _shown(render, progress.newly_accepted),
-            () if progress is None else _shown(render, progress.required_again),
-            status, hint,
-        )
 
     # ------------------------------------------------------------------ loop detection
 
@@ -870,7 +562,7 @@ class Session:
         self._history.clear()
         del self._digests[1:]
         self._rebuild_loop_index()
-        self._last_distance = None
+        self.composer.forget_distance()
 
     def undo(self, steps: int = 1) -> int:
         """Undo up to ``steps`` executed actions; returns how many were undone.
@@ -888,7 +580,7 @@ class Session:
                 if self._first_seen.get(digest) == entry.step:
                     del self._first_seen[digest]
             undone += 1
-        self._last_distance = None
+        self.composer.forget_distance()
         return undone
 
     # ------------------------------------------------------------------ checkpoints
@@ -917,7 +609,7 @@ class Session:
         self._history = list(checkpoint.history)
         self._digests = list(checkpoint.digests)
         self._rebuild_loop_index()
-        self._last_distance = None
+        self.composer.forget_distance()
         return checkpoint
 
     def checkpoints(self) -> list[Checkpoint]:
@@ -946,8 +638,54 @@ class Session:
         return validate_plan(self.task, [h.action for h in self._history] if plan is None else plan)
 
 
-def _shown(render, atoms: Iterable[int]) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
-    return tuple(sorted(render(a) for a in atoms)[:SHOWN])
+def open_backend(
+    domain: PDDLSource,
+    problem: PDDLSource,
+    *,
+    domain_name: str | None = None,
+    problem_name: str | None = None,
+    max_bytes: int = MAX_INPUT_BYTES,
+    text: bool = False,
+    backend: str = "auto",
+    options: GroundingOptions | None = None,
+) -> tuple[StepSpace, str]:
+    """The one pipeline from files or text to a session's backend: read
+    (each a file path or PDDL text, see :data:`PDDLSource`; with ``text``
+    always text or bytes), parse (at most ``max_bytes`` each, messages naming
+    ``domain_name`` and ``problem_name`` when given), check and compile
+    (:func:`pypddlengine.lifted.load_task`), then pick and build the backend
+    (:func:`build_backend` with the grounding ``options``). Every way of
+    opening a session from files or text runs it: :func:`open_session` (and
+    so :func:`pypddlengine.open_session`, ``pypddl play``, the gym adapter and
+    the MCP server's ``initialise_session``), :meth:`Session.from_pddl` and
+    ``Session(domain, problem)``."""
+    _check_backend(backend)
+    lifted = load_task(domain, problem, max_bytes=max_bytes, domain_name=domain_name, problem_name=problem_name,
+                       text=text)
+    return build_backend(lifted, backend, options or DEFAULT_OPTIONS)
+
+
+def open_session(
+    domain: PDDLSource,
+    problem: PDDLSource,
+    *,
+    domain_name: str | None = None,
+    problem_name: str | None = None,
+    max_bytes: int = MAX_INPUT_BYTES,
+    text: bool = False,
+    backend: str = "auto",
+    options: GroundingOptions | None = None,
+    **session_options: Any,
+) -> Session:
+    """A :class:`Session` on a domain and problem, from files or text: the
+    backend from :func:`open_backend` (its note kept as
+    :attr:`Session.backend_note`), then the session with ``session_options``
+    (``feedback``, ``heuristic``, ``proof_budget``, ``landmarks``,
+    ``detect_loops``, ``observation``, as in :class:`Session`)."""
+    check_settings(session_options.get("heuristic", "h_ff"), session_options.get("proof_budget", 0))
+    task, note = open_backend(domain, problem, domain_name=domain_name, problem_name=problem_name,
+                              max_bytes=max_bytes, text=text, backend=backend, options=options)
+    return Session._noted(task, note, **session_options)
 
 
 _MASK = (1 << 64) - 1
@@ -971,13 +709,3 @@ def _digest(state: State, previous: int, added: Iterable[int], deleted: Iterable
     for atom in deleted:
         z ^= _mix(atom)
     return (hash(state) & _MASK) << 64 | z
-
-
-def _failure_from_error(err: PDDLError) -> Failure:
-    suggestions = err.details.get("suggestions") if isinstance(err, ActionReferenceError) else None
-    hints = (err.hint,) if err.hint else ()
-    code = err.code if err.code != ErrorCode.SYNTAX_ERROR else ErrorCode.ACTION_SYNTAX
-    message = err.message
-    if isinstance(err, NumericError) and err.location:  # where in the domain the step failed
-        message = f"{message} ({err.location})"
-    return Failure(code, message, (), tuple(suggestions or ()), hints)

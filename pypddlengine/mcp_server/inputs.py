@@ -17,12 +17,10 @@ from pathlib import Path
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_root, bundled_task, bundled_tasks
 from ..errors import ErrorCode, PDDLError
 from ..grounding import GroundingOptions, stop_check
-from ..lifted import compile_task
 from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
-from ..session import FeedbackLevel, Session
+from ..session import FeedbackLevel, Session, open_session
 from ..sources import special_file
-from ..syntax import parse_domain, parse_problem
 from ..task import natural_key
 from . import models as m
 from .errors import FILE_ACCESS_DENIED, INVALID_ARGUMENT, MISSING_ARGUMENT, NOT_PDDL, UNKNOWN_TASK, ToolFailure, clip
@@ -165,21 +163,20 @@ def build_session(
     heuristic: str = "h_ff", proof_budget: int = 0, *,
     observation: str | None = None, detect_loops: bool | None = None, backend: str = "auto",
 ) -> Session:
-    """Parse, check and pick the backend (``backend``, see
-    :func:`pypddlengine.session.build_backend`), grounding if chosen
-    (CPU-bound: runs in a worker thread); setting ``cancel`` stops the
-    grounding within a few milliseconds. At the
+    """The session :func:`pypddlengine.session.open_session` opens on the
+    texts (parse, check and pick the backend, ``backend``, see
+    :func:`pypddlengine.session.build_backend`), with the server's limits,
+    grounding if chosen (CPU-bound: runs in a worker thread); setting
+    ``cancel`` stops the grounding within a few milliseconds. At the
     heuristic levels the relaxed operators the first feedback needs are built
     here too, under the same time limit and cancellation."""
     started = time.monotonic()
-    limit = options.max_pddl_bytes
-    d = parse_domain(spec.domain, filename=spec.domain_name, max_bytes=limit)
-    p = parse_problem(spec.problem, filename=spec.problem_name, max_bytes=limit)
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    session = Session.on(compile_task(d, p), backend=backend, options=grounding, feedback=feedback,
-                         heuristic=heuristic, proof_budget=proof_budget, observation=observation,
-                         detect_loops=detect_loops)
+    session = open_session(spec.domain, spec.problem, domain_name=spec.domain_name, problem_name=spec.problem_name,
+                           max_bytes=options.max_pddl_bytes, text=True, backend=backend, options=grounding,
+                           feedback=feedback, heuristic=heuristic, proof_budget=proof_budget,
+                           observation=observation, detect_loops=detect_loops)
     if session.feedback_level >= FeedbackLevel.HEURISTIC and session.grounded is not None:
         session.grounded.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
     return session

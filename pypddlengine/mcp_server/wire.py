@@ -17,17 +17,20 @@ error result holds two text blocks:
    "suggestions"?, "location"?: {"file", "line", "column"}, "details"?}}``.
 
 :func:`read_error` turns either form back into a dict (the JSON block when
-present, else the first line), for tests, the harness and other clients.
+present, else the first line), and :func:`unwrap` a whole tool result into
+its text and data: the one client-side reading, used by ``pypddl demo``, the
+experiment harness and the tests.
 """
 
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
-__all__ = ["ERROR_LINE", "error_result", "read_error", "text_blocks"]
+__all__ = ["ERROR_LINE", "ToolReply", "error_result", "read_error", "text_blocks", "unwrap"]
 
 ERROR_LINE = re.compile(r"^(?:ERROR: )?\[(?P<code>[A-Z][A-Z0-9_]*)\] (?P<message>.+?)(?:; hint: (?P<hint>.*))?$")
 """The first line of an error's text."""
@@ -89,3 +92,44 @@ def read_error(result: Any) -> dict[str, Any] | None:
     if match is None:
         return {"code": None, "message": first, "hint": ""}
     return {"code": match["code"], "message": match["message"], "hint": match["hint"] or ""}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReply:
+    """A tool result as a client reads it (see :func:`unwrap`)."""
+
+    is_error: bool
+    text: str
+    """An error's first text block (``[CODE] message; hint: ...``); on success the text of every content
+    block (a block that is not text as JSON), or the structured content as JSON when there is no text."""
+    structured: dict[str, Any] | None
+    """The structured content on success (``None`` when the result has none); ``{"error": {...}}`` (see
+    :func:`read_error`) for an error."""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """:attr:`structured`, ``{}`` when there is none."""
+        return dict(self.structured or {})
+
+
+def unwrap(result: Any) -> ToolReply:
+    """Read a tool result (an SDK ``CallToolResult`` or its JSON form as a
+    dict): whether it is an error, the text a model sees and the data a
+    program keeps."""
+    error = read_error(result)
+    if error is not None:
+        blocks = text_blocks(result)
+        return ToolReply(True, blocks[0] if blocks else f"[{error['code']}] {error['message']}", {"error": error})
+    parts = []
+    for block in _field(result, "content") or []:
+        text = _field(block, "text")
+        if isinstance(text, str):
+            parts.append(text)
+        else:
+            parts.append(json.dumps(block if isinstance(block, dict) else block.model_dump(
+                mode="json", exclude_none=True)))
+    structured = _field(result, "structured_content", "structuredContent")
+    text = "\n".join(parts)
+    if not text and structured is not None:
+        text = json.dumps(structured, ensure_ascii=False)
+    return ToolReply(False, text, structured)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 
+np = pytest.importorskip("numpy", reason="the gym extra (gymnasium, numpy) is not installed")
 gymnasium = pytest.importorskip("gymnasium", reason="the gym extra (gymnasium) is not installed")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402

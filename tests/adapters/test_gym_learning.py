@@ -8,10 +8,10 @@ About a minute on a 2-core machine."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow
+np = pytest.importorskip("numpy", reason="the gym extra (gymnasium, numpy) is not installed")
 
 TASK = "blocksworld/p02"
 MAX_STEPS = 50

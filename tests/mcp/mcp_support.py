@@ -18,7 +18,7 @@ from typing import Any
 from mcp import StdioServerParameters
 
 from pypddlengine.loading import open_session
-from pypddlengine.mcp_server.wire import read_error
+from pypddlengine.mcp_server.wire import read_error, unwrap
 from pypddlengine.session import Session
 
 BW_IPC = Path("potassco-pddl-instances/ipc2000-blocks-strips-typed")
@@ -125,11 +125,10 @@ class Tools:
     async def call(self, name: str, **arguments: Any) -> Reply:
         result = await self.client.call_tool(name, arguments)
         self.calls += 1
-        text = result.content[0].text if result.content else ""
         if result.is_error:
             check_error_format(result)
-            return Reply(True, text, {"error": read_error(result)})
-        return Reply(False, text, dict(result.structured_content or {}))
+        reply = unwrap(result)
+        return Reply(reply.is_error, reply.text, reply.data)
 
     async def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
         reply = await self.call(name, **arguments)

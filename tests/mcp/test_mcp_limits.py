@@ -168,8 +168,7 @@ def test_a_grounding_stops_when_its_http_client_goes_away() -> None:
     server's 30 s grounding limit."""
     import subprocess
 
-    import psutil
-
+    psutil = pytest.importorskip("psutil", reason="psutil (the test extra) is not installed")
     with http_server() as url:
         server = next(p for p in psutil.Process().children() if "serve" in " ".join(p.cmdline()))
         client = subprocess.Popen([sys.executable, "-c", CLIENT, url, SLOW["domain"], SLOW["problem"]],

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import networkx as nx
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -47,6 +46,8 @@ rule_sets = st.lists(st.tuples(st.integers(0, 4), uses), min_size=1, max_size=6)
 
 
 def oracle_stratifiable(rules: list[tuple[int, list[tuple[int, str]]]]) -> bool:
+    nx = pytest.importorskip("networkx", reason="the oracle needs networkx (installed with the test extra's "
+                             "unified-planning)")
     graph = nx.DiGraph()
     negative = set()
     for head, body in rules:

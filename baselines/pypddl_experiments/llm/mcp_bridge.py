@@ -41,7 +41,7 @@ from typing import Any
 import anyio
 
 from pypddlengine.mcp_server.names import PAPER_TOOLS
-from pypddlengine.mcp_server.wire import read_error, text_blocks
+from pypddlengine.mcp_server.wire import unwrap
 
 from .types import ToolSpec
 
@@ -130,7 +130,7 @@ _CODE = re.compile(r"^(?:ERROR: )?\[([A-Z][A-Z0-9_]*)\]")
 def error_code(outcome: ToolOutcome) -> str | None:
     """The stable code of a tool error (``FILE_ACCESS_DENIED``, ...), ``None``
     for a success or an error without one. The one place the harness reads
-    codes: from ``{"error": {"code"}}`` (read by :func:`result_text` from the
+    codes: from ``{"error": {"code"}}`` (read by :func:`pypddlengine.mcp_server.wire.unwrap` from the
     error's JSON block), else from the ``[CODE] message`` first line of the text."""
     if not outcome.is_error:
         return None
@@ -139,32 +139,6 @@ def error_code(outcome: ToolOutcome) -> str | None:
         return str(error["code"])
     match = _CODE.match(outcome.text)
     return match.group(1) if match else None
-
-
-def result_text(result: Any) -> tuple[str, dict[str, Any] | None]:
-    """The text the model sees and the structured content the harness keeps.
-    A tool error carries no structured content on the wire (see
-    :mod:`pypddlengine.mcp_server.wire`): the model sees its first text block
-    (``[CODE] message; hint: ...``) and the harness keeps ``{"error": {...}}``
-    read from the JSON block."""
-    error = read_error(result)
-    if error is not None:
-        blocks = text_blocks(result)
-        return (blocks[0] if blocks else f"[{error['code']}] {error['message']}"), {"error": error}
-    parts = []
-    for block in getattr(result, "content", None) or []:
-        text = getattr(block, "text", None)
-        if text is not None:
-            parts.append(text)
-        else:
-            parts.append(json.dumps(block.model_dump(mode="json", exclude_none=True)))
-    structured = getattr(result, "structured_content", None)
-    if structured is None:
-        structured = getattr(result, "structuredContent", None)
-    text = "\n".join(parts)
-    if not text and structured is not None:
-        text = json.dumps(structured, ensure_ascii=False)
-    return text, structured
 
 
 class Toolbox:
@@ -248,8 +222,8 @@ class Toolbox:
         if result is None:
             return ToolOutcome(f"Error executing tool {name}: no reply within {timeout_s:.1f} s", True, None, latency,
                                args)
-        text, structured = result_text(result)
-        return ToolOutcome(text, bool(getattr(result, "is_error", False)), structured, latency, args)
+        reply = unwrap(result)  # an error: the model sees its first block, the harness keeps {"error": {...}}
+        return ToolOutcome(reply.text, reply.is_error, reply.structured, latency, args)
 
     def describe(self) -> dict[str, Any]:
         import hashlib
