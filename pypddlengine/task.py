@@ -21,7 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .lifted import AtomKey, Keys, LiftedTask, Schema
 from .step import (
@@ -180,14 +180,15 @@ class StepSpace:
     """``None`` for a STRIPS task (the fast paths), else what it adds (backend-specific)."""
     _object_rank: list[int] | None = None
     _schema_rank: list[int]
-    _by_ref: dict[tuple[str, tuple[str, ...]], GroundAction | None] | None = None
+    _by_ref: dict[tuple[Any, ...], GroundAction | None] | None = None
 
-    def remembered_refs(self) -> dict[tuple[str, tuple[str, ...]], GroundAction | None]:
-        """The ground action of each action reference ``(name, args)`` (folded)
-        a plan of this backend has named so far (``None``: it can never
-        apply): validating many plans of one task (``pypddl validate`` with
-        many plans) resolves each step once. Filled by
-        :func:`pypddlengine.validate.validate_plan`."""
+    def remembered_refs(self) -> dict[tuple[Any, ...], GroundAction | None]:
+        """The ground action of each step a plan validated on this backend has
+        named so far (``None``: it can never apply), keyed by the folded
+        ``(name, args)`` of an action reference or by the ``(name, args,
+        text)`` words of :func:`pypddlengine.syntax.plan_words`: validating
+        many plans of one task (``pypddl validate`` with many plans) resolves
+        each step once. Filled by :func:`pypddlengine.validate.validate_plan`."""
         memo = self._by_ref
         if memo is None:
             memo = self._by_ref = {}
