@@ -29,7 +29,7 @@ from pypddl_experiments.runs.records import (
     sha256_file,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rec(instance: str, replicate: int = 0, method: str = "m") -> dict:
