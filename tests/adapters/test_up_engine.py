@@ -18,18 +18,18 @@ import pytest
 
 pytest.importorskip("unified_planning", reason="the up extra (unified-planning) is not installed")
 
-import unified_planning.model as upm  # noqa: E402
-import unified_planning.test  # noqa: E402
-from unified_planning.io import PDDLReader  # noqa: E402
-from unified_planning.engines import FailedValidationReason, ValidationResultStatus  # noqa: E402
-from unified_planning.exceptions import UPUsageError  # noqa: E402
-from unified_planning.model.fluent import get_all_fluent_exp  # noqa: E402
-from unified_planning.plans import ActionInstance, SequentialPlan  # noqa: E402
-from unified_planning.shortcuts import PlanValidator, SequentialSimulator, get_environment  # noqa: E402
-from unified_planning.test.examples import get_example_problems  # noqa: E402
+import unified_planning.model as upm
+import unified_planning.test
+from unified_planning.engines import FailedValidationReason, ValidationResultStatus
+from unified_planning.exceptions import UPUsageError
+from unified_planning.io import PDDLReader
+from unified_planning.model.fluent import get_all_fluent_exp
+from unified_planning.plans import ActionInstance, SequentialPlan
+from unified_planning.shortcuts import PlanValidator, SequentialSimulator, get_environment
+from unified_planning.test.examples import get_example_problems
 
-import pypddlengine.up as pup  # noqa: E402
-from pypddlengine import PDDLError  # noqa: E402
+import pypddlengine.up as pup
+from pypddlengine import PDDLError
 
 get_environment().credits_stream = None
 EXAMPLES = get_example_problems()

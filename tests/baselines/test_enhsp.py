@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fd_helpers import live_group_members, needs_val
+
+from pypddl_experiments.generators import fuel_delivery
 from pypddl_experiments.planners import Outcome
 from pypddl_experiments.planners.cli import batch, solve
 from pypddl_experiments.planners.enhsp import ENHSP_CONFIGS, enhsp_jar, java_binary, run_enhsp
 from pypddl_experiments.planners.fd import PlannerUnavailable
 from pypddl_experiments.planners.planners import is_numeric_task, planner_for
 from pypddl_experiments.planners.val import val_run
-
 from pypddlengine.bundled import bundled_root, bundled_task
-from pypddl_experiments.generators import fuel_delivery
 
 
 def _available() -> str | None:

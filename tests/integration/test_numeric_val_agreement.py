@@ -20,8 +20,8 @@ import pytest
 from numeric_cases import NUMERIC_CORPUS_REASON, numeric_tasks, random_walk, without_goal
 from oracles import val_binary
 from plan_cases import corruptions
-from pypddl_experiments.planners.val import val_run
 
+from pypddl_experiments.planners.val import val_run
 from pypddlengine import Session, load_task, validate_plan
 from pypddlengine.bundled import bundled_task
 from pypddlengine.grounding import ground

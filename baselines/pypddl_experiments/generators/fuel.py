@@ -24,6 +24,7 @@ import random
 from fractions import Fraction
 
 from pypddlengine.exact import to_text
+
 from .text import Atom, generated_by, problem_text
 
 __all__ = ["fuel_delivery"]

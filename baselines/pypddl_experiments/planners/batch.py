@@ -39,8 +39,8 @@ from typing import Any, TextIO
 from pypddl_experiments.runs.executors import ExecutorOptions, RunLost, make_executor
 from pypddl_experiments.runs.tasks import TaskRef
 
-from .executor import PLANNER_CPUS, JobSubmitter
 from .enhsp import enhsp_jar, java_binary
+from .executor import PLANNER_CPUS, JobSubmitter
 from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, PlannerUnavailable, fd_driver, fd_provenance
 from .planners import run_planner
 from .records import RecordWriter, read_records, record_key, utc_now
