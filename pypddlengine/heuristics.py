@@ -61,7 +61,7 @@ __all__ = ["ACCELERATED", "HEURISTICS", "INF", "Evaluation", "RelaxedTask", "rel
 _relaxed: Any = None
 if not os.environ.get("PYPDDL_PURE_PYTHON"):
     try:  # the optional C code (pypddlengine/_relaxed.c), built when the machine has a C compiler
-        from . import _relaxed
+        import pypddlengine._relaxed as _relaxed  # by its full name: a reader of the imports sees the C module
     except ImportError:  # pragma: no cover - depends on the build
         _relaxed = None
 ACCELERATED: bool = _relaxed is not None
