@@ -55,10 +55,9 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the installation
     raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
 
-from . import ErrorCode, Failure, GroundAction, Session, StepResult, UnsupportedRequirementError, open_session
+from . import ErrorCode, Failure, GroundAction, Session, StepResult, Task, UnsupportedRequirementError, open_session
 from .bundled import bundled_task, bundled_tasks
 from .sources import is_pddl_text
-from .task import Task
 
 __all__ = ["ENV_ID", "OBSERVATIONS", "PDDLEnv", "register_envs", "task_env_id"]
 
