@@ -164,8 +164,8 @@ class _Checker:
         self.features: dict[str, tuple[Span | None, SourceFile | None]] = {}
         self.source: SourceFile | None = domain.source
         self.types = TypeTable.build(domain)
-        self.predicates = {}
-        self.functions = {}
+        self.predicates: dict[str, tuple[tuple[str, ...], ...]] = {}
+        self.functions: dict[str, tuple[tuple[str, ...], ...]] = {}
         self.constants: dict[str, tuple[str, ...]] = {}
         self.objects: dict[str, tuple[str, ...]] = {}
         self.action_costs = False
@@ -387,9 +387,9 @@ class _Checker:
                 self.feature("existential-preconditions" if isinstance(cond, Exists) else "universal-preconditions",
                              cond.span)
                 self._parameters(vs, "a quantifier")
-                inner = dict(scope)
-                inner.update({v.name: v.types for v in vs})
-                self._condition(body, inner, where, lifted=lifted)
+                inner_scope = dict(scope)
+                inner_scope.update({v.name: v.types for v in vs})
+                self._condition(body, inner_scope, where, lifted=lifted)
             case Compare(left=left, right=right):
                 self.feature("numeric-fluents", cond.span)
                 self._num_expr(left, scope, lifted=lifted)

@@ -223,11 +223,12 @@ class PDDLError(Exception):
     def __str__(self) -> str:
         return self.render()
 
-    def __reduce__(self):  # keep errors picklable across processes
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:  # keep errors picklable across processes
         return (_rebuild, (type(self), self.message, self.code, self.span, self.source, self.hint, self.details))
 
 
-def _rebuild(cls, message, code, span, source, hint, details):  # type: ignore[no-untyped-def]
+def _rebuild(cls: type[PDDLError], message: str, code: str, span: Span | None, source: SourceFile | None,
+             hint: str | None, details: dict[str, object]) -> PDDLError:
     err = cls.__new__(cls)
     PDDLError.__init__(err, message, code=code, span=span, source=source, hint=hint, details=details)
     return err

@@ -15,7 +15,7 @@ The representation (a leaf module: no imports from the package):
 
 VAL computes with doubles and compares with an absolute tolerance of 0.0001
 (even ``<`` holds at equality); the differences this makes are documented
-with reproductions in the README ("Numeric fluents").
+with reproductions in docs/numeric.md ("Agreement with VAL").
 
 Output: :func:`to_text` writes a terminating decimal exactly (``0.4``,
 ``-12.375``) and any other rational as ``p/q``; :func:`to_json` gives a JSON

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 from .deadends import DEAD_END, NO_PLAN, PLAN_EXISTS, dead_end
 from .errors import ActionReferenceError, ErrorCode, FeatureUnavailableError, NumericError, PDDLError
@@ -526,7 +526,8 @@ def failure_from_error(err: PDDLError) -> Failure:
     """The :class:`Failure` of a step refused for ``err`` (a bad reference, a
     syntax error in the action text: ``ACTION_SYNTAX``, a numeric error with
     where in the domain it happened)."""
-    suggestions = err.details.get("suggestions") if isinstance(err, ActionReferenceError) else None
+    suggestions = (cast("list[str] | None", err.details.get("suggestions"))
+                   if isinstance(err, ActionReferenceError) else None)
     hints = (err.hint,) if err.hint else ()
     code = err.code if err.code != ErrorCode.SYNTAX_ERROR else ErrorCode.ACTION_SYNTAX
     message = err.message

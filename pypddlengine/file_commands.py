@@ -344,7 +344,7 @@ def ground_files(domain: str, problem: str, as_json: bool, max_actions: int) -> 
         return BAD_INPUT
     done = time.perf_counter()
     s = task.stats
-    stats = {
+    stats: dict[str, Any] = {
         "objects": s.objects,
         "atoms": s.reachable_atoms,
         "static_atoms": s.static_atoms,

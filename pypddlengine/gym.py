@@ -55,7 +55,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the installation
     raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
 
-from . import ErrorCode, Failure, GroundAction, Session, StepResult, UnsupportedRequirementError, open_session
+from . import ErrorCode, Failure, GroundAction, Session, StepResult, Task, UnsupportedRequirementError, open_session
 from .bundled import bundled_task, bundled_tasks
 from .sources import is_pddl_text
 
@@ -83,6 +83,9 @@ class _Problem:
         self.name = name
         self.session = session
         task = session.task
+        if not isinstance(task, Task):  # a lazy backend grounds as it goes: no fixed atom and action sets
+            raise ValueError(f"{name}: PDDLEnv needs backend='grounded' (a fixed action space needs every "
+                             f"ground action), not {type(task).__name__}")
         self.atom_ids = [i for i in range(len(task.atoms)) if task.reachable[i]]
         self.atom_names = [task.render_atom(i) for i in self.atom_ids]
         self.actions: list[GroundAction] = task.sort_actions(task.actions)

@@ -61,7 +61,8 @@ __all__ = ["ACCELERATED", "HEURISTICS", "INF", "Evaluation", "RelaxedTask", "rel
 _relaxed: Any = None
 if not os.environ.get("PYPDDL_PURE_PYTHON"):
     try:  # the optional C code (pypddlengine/_relaxed.c), built when the machine has a C compiler
-        import pypddlengine._relaxed as _relaxed  # by its full name: a reader of the imports sees the C module
+        import pypddlengine._relaxed as _relaxed  # type: ignore[no-redef]  # C module, no stub: typed Any above
+        # (imported by its full name: a reader of the imports sees the C module)
     except ImportError:  # pragma: no cover - depends on the build
         _relaxed = None
 ACCELERATED: bool = _relaxed is not None
@@ -336,8 +337,8 @@ class RelaxedTask:
         first = [*(self.facts(state) if self.general else state), self.n_atoms]  # + the always-true atom
         for a in first:
             cost[a] = 0
-        buckets: dict[float, list[int]] = {0: first}
-        keys: list[float] = [0]
+        buckets: dict[int, list[int]] = {0: first}  # packed costs are integers
+        keys: list[int] = [0]
         left = len(self.goals) if stop else -1
         pop, push = heapq.heappop, heapq.heappush
         while keys:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .lifted import AtomKey, LiftedTask, Schema, Template
 
@@ -136,11 +137,11 @@ def join_source(schema: Schema, static: frozenset[int], stats: JoinStats, *, nam
     def term(a: int) -> str:
         return var[a] if a >= 0 else str(~a)
 
-    def condition(kind: str, payload: object) -> str:
+    def condition(kind: str, payload: Any) -> str:
         if kind in ("==", "!="):
-            x, y = payload  # type: ignore[misc]
+            x, y = payload
             return f"{term(x)} {kind} {term(y)}"
-        pred, args = payload  # type: ignore[misc]
+        pred, args = payload
         return f"{_key(pred, args, var)} not in {kind}"
 
     def fail() -> str:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import itertools
 from types import CodeType
-from typing import Any
+from typing import Any, cast
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
+from .exact import Value
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
@@ -123,7 +124,7 @@ class LazyTask(StepSpace):
         exec(_maker_code(self.lifted, schema, self.static), ns)
         return ns["make"]
 
-    def _cost(self, schema: Schema, args: tuple[int, ...]) -> int | float | UndefinedCost:
+    def _cost(self, schema: Schema, args: tuple[int, ...]) -> Value | float | UndefinedCost:
         try:
             return self.lifted.action_cost(schema.instantiate(args))
         except PDDLError as err:  # an error when executed, not when instantiated
@@ -189,7 +190,7 @@ def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> C
     cache = lifted.generated
     code = cache.get(("lazy-make", schema.id))
     if code is not None:
-        return code  # type: ignore[no-any-return]
+        return cast(CodeType, code)
     lines = ["def make(a):"]
     body, parts = action_source(schema, static, lazy=True, intern="ids.setdefault(k, len(atoms)); append(k)")
     lines += body

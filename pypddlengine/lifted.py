@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from .checker import TOTAL_COST, TOTAL_TIME, CheckReport, axiom_levels, ensure_valid, negative_cycle
 from .errors import ActionReferenceError, ErrorCode, GroundingLimitError, NumericError, PDDLSemanticError, counted
@@ -112,7 +112,7 @@ class Schema:
     neq: tuple[tuple[int, int], ...]
     add: tuple[Template, ...]
     delete: tuple[Template, ...]
-    cost: tuple[int | float | tuple[str, tuple[int, ...]], ...]
+    cost: tuple[Value | float | tuple[str, tuple[int, ...]], ...]
     residual: Condition | None = None
     """The precondition beyond its top-level literals (NNF), or ``None`` (STRIPS)."""
     rules: tuple[EffectRule, ...] = ()
@@ -295,12 +295,12 @@ class LiftedTask:
         self.schema_index: dict[str, Schema] = {s.name: s for s in self.schemas}
         axioms: list[Schema] = []
         for axiom in domain.axioms:
-            for rule in axiom_rules(axiom):
-                decl = ActionDecl(axiom.predicate, rule.parameters, None, None, axiom.span, axiom.display)
+            for axiom_rule in axiom_rules(axiom):
+                axiom_decl = ActionDecl(axiom.predicate, axiom_rule.parameters, None, None, axiom.span, axiom.display)
                 head = NormalEffect((axiom.head,), (), (), ())
                 axioms.append(self._schema(len(self.schemas) + len(axioms), axiom.predicate,
-                                           axiom.display or axiom.predicate, decl, rule.parameters,
-                                           list(rule.literals), rule.residual, head, axiom))
+                                           axiom.display or axiom.predicate, axiom_decl, axiom_rule.parameters,
+                                           list(axiom_rule.literals), axiom_rule.residual, head, axiom))
         self.axiom_schemas: tuple[Schema, ...] = tuple(axioms)
         """One schema per axiom rule, numbered after the action schemas."""
         self.axiom_strata: tuple[tuple[Schema, ...], ...] = self._stratify(domain)
@@ -463,7 +463,7 @@ class LiftedTask:
                     neq.append((arg(l), arg(r)))
         add: list[Template] = []
         delete: list[Template] = []
-        cost: list[int | float | tuple[str, tuple[int, ...]]] = []
+        cost: list[Value | float | tuple[str, tuple[int, ...]]] = []
         add.extend(template(a) for a in effect.adds)
         delete.extend(template(a) for a in effect.deletes)
         for eff in effect.numeric:
@@ -572,8 +572,8 @@ class LiftedTask:
                     hint=f"objects that fit argument {i + 1} of '{schema.display}': {shown}{more}" if allowed else None,
                     details={"object": name, "suggestions": close},
                 )
-            allowed = schema.domain_sets[i]
-            if allowed is not None and oid not in allowed:
+            allowed_set = schema.domain_sets[i]
+            if allowed_set is not None and oid not in allowed_set:
                 raise ActionReferenceError(
                     f"argument {i + 1} of '{schema.display}' ({schema.params[i]}) must be of type "
                     f"{_types(schema.param_types[i])}, but '{self.object_display[oid]}' is of type "
@@ -603,13 +603,13 @@ class LiftedTask:
                 return None
         return schema, ids  # type: ignore[return-value]
 
-    def action_cost(self, inst: Instance) -> int | float:
+    def action_cost(self, inst: Instance) -> Value | float:
         """The unconditional cost of a ground instance (1 when the task has no
         action costs); a step also pays :meth:`rule_cost` for each effect
         rule that fires."""
         if not self.uses_action_costs:
             return 1
-        total: int | float = 0
+        total: Value | float = 0
         for term in inst.schema.cost:
             if isinstance(term, tuple):
                 name, targs = term
@@ -619,14 +619,14 @@ class LiftedTask:
                 total += term
         return total
 
-    def rule_cost(self, schema: Schema, rule: EffectRule, binding: dict[str, int]) -> int | float:
+    def rule_cost(self, schema: Schema, rule: EffectRule, binding: dict[str, int]) -> Value | float:
         """What one firing of the conditional or quantified effect ``rule``
         under ``binding`` adds to the step's cost: its ``(increase
         (total-cost) ...)`` effects (VAL charges them per firing); 0 when the
         task has no action costs."""
         if not self.uses_action_costs:
             return 0
-        total: int | float = 0
+        total: Value | float = 0
         for eff in rule.numeric:
             value = eff.value
             if eff.target.name != TOTAL_COST:
@@ -639,7 +639,7 @@ class LiftedTask:
                                           tuple(self._object(t, binding) for t in value.terms))
         return total
 
-    def _cost_value(self, schema: Schema, args: tuple[int, ...], name: str, objects: tuple[int, ...]) -> int | float:
+    def _cost_value(self, schema: Schema, args: tuple[int, ...], name: str, objects: tuple[int, ...]) -> Value:
         value = self.numeric.get((name, objects))
         if value is None:
             raise PDDLSemanticError(
@@ -719,7 +719,7 @@ class LiftedTask:
         ``state`` (a :class:`Keys` with values), and why not: both sides'
         values and how far apart they are, or what could not be read."""
         negated = isinstance(cond, Not)
-        cmp: Compare = cond.operand if negated else cond  # type: ignore[assignment]
+        cmp = cast(Compare, cond.operand) if isinstance(cond, Not) else cond  # a negated '=': not (= a b)
         values = getattr(state, "values", None)
         if values is None:
             return False, "no numeric values in this state"

@@ -25,8 +25,8 @@ Semantics, as in PDDL 2.1 and VAL: a function term without a value is an
 error where it is read, never a silent 0; a division by zero is an error of
 the step (or goal, or metric) that evaluates it; the right-hand sides of all
 numeric effects of a step read the state before the step. Comparisons are
-exact, so ``<`` is strict (VAL's 0.0001 tolerance is not copied; see the
-README).
+exact, so ``<`` is strict (VAL's 0.0001 tolerance is not copied; see
+docs/numeric.md).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def deficit(op: str, left: Value, right: Value) -> Value:
         return normal(max(right - left, 0))
     if op in ("<=", "<"):
         return normal(max(left - right, 0))
-    return normal(abs(left - right))
+    return normal(max(left - right, right - left))
 
 
 def assign(op: str, old: Value | None, value: Value) -> Value:

@@ -41,7 +41,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from .exact import Value
 from .numeric import linear
@@ -238,6 +238,7 @@ class NumericRelaxation:
         goal_count = sum(1 for g in self.goal_atoms if g < 0 or g not in state)
         goal_count += sum(1 for c in self.goal_conds if not status[c][0])
         h_add = self._explore(state, status, sum) if mode != "max" else None
+        h_max: tuple[float, tuple[str, ...]] | None
         if h_add is not None and h_add[0] == INF:
             h_max = h_add  # the same goals are unreachable in both
         else:
@@ -289,7 +290,8 @@ class NumericRelaxation:
                     reps = 1
                     if d is not None and deficit is not None:
                         reps = max(1, math.ceil(deficit / d))
-                        if self.conds[c][2] and deficit == reps * d:  # strict: one more
+                        # strict: one more (a condition with a deficit is linear)
+                        if cast(Linear, self.conds[c])[2] and deficit == reps * d:
                             reps += 1
                     value = base + reps * op.cost
                     if value < cond_cost[c]:

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .errors import ErrorCode, NumericError, PDDLError
 from .exact import Value, normal, to_text
@@ -358,7 +358,7 @@ def numeric_condition(lifted: LiftedTask, cond: Compare | Not, binding: dict[str
     :data:`TRUE`/:data:`FALSE` when it reads static terms only and they all
     have values, else ``(NUMERIC, test)``."""
     negated = isinstance(cond, Not)
-    cmp: Compare = cond.operand if negated else cond  # type: ignore[assignment]
+    cmp = cast(Compare, cond.operand) if isinstance(cond, Not) else cond  # a negated '=': not (= a b)
     left, right = lifted.ground_expr(cmp.left, binding), lifted.ground_expr(cmp.right, binding)
     test = NumericTest(cmp, dict(binding), left, right, negated)
     if left[0] == CONST and right[0] == CONST:
@@ -479,7 +479,7 @@ class Transition(NamedTuple):
     added: tuple[int, ...]
     deleted: tuple[int, ...]
     fired: tuple[ConditionalEffect, ...]
-    cost: int | float
+    cost: Value | float
     changed: tuple[tuple[int, Value | None, Value], ...] = ()
     """Numeric values that really changed: ``(fluent id, old value, new value)``."""
 
@@ -534,7 +534,7 @@ class GroundAction:
         executed in ``state`` (the state before the step)."""
         return self.delete, self.add
 
-    def step_cost(self, state: State | set[int]) -> int | float:
+    def step_cost(self, state: State | set[int]) -> Value | float:
         """The cost of executing the action in ``state``. Raises the
         :class:`~pypddlengine.errors.PDDLError` of an :class:`UndefinedCost`."""
         cost = self.cost
@@ -594,8 +594,9 @@ class ConditionalEffect(NamedTuple):
     delete: tuple[int, ...]
     rule: int
     args: tuple[int, ...]
-    cost: int | float = 0
-    """Charged each time the effect fires (a ``total-cost`` increase inside ``when``/``forall``)."""
+    cost: Value | float | UndefinedCost = 0
+    """Charged each time the effect fires (a ``total-cost`` increase inside ``when``/``forall``);
+    an :class:`UndefinedCost` when a function value it needs is missing."""
     numeric: tuple[NumericUpdate | UndefinedTarget, ...] = ()
     """Its numeric effects (a numeric task)."""
 
@@ -643,12 +644,12 @@ class AdlAction(GroundAction):
         if self.derive is not None:
             self.derive.update(state)
 
-    def step_cost(self, state: State | set[int], fired: Iterable[ConditionalEffect] | None = None) -> int | float:
+    def step_cost(self, state: State | set[int], fired: Iterable[ConditionalEffect] | None = None) -> Value | float:
         cost = super().step_cost(state)
         for e in self.fired(state) if fired is None else fired:
             if e.cost.__class__ is UndefinedCost:
-                raise e.cost.error  # type: ignore[union-attr]
-            cost += e.cost  # type: ignore[operator]
+                raise e.cost.error  # type: ignore[union-attr]  # narrowed by the class test above
+            cost += e.cost  # type: ignore[operator]  # not an UndefinedCost (the class test above)
         return cost
 
     def step(self, state: State) -> Transition:
@@ -898,7 +899,7 @@ def general_parts(lifted: LiftedTask, schema: Schema, args: tuple[int, ...], enc
     return cond, tuple(effects)
 
 
-def _rule_cost(lifted: LiftedTask, schema: Schema, rule: Any, binding: dict[str, int]) -> int | float | UndefinedCost:
+def _rule_cost(lifted: LiftedTask, schema: Schema, rule: Any, binding: dict[str, int]) -> Value | float | UndefinedCost:
     try:
         return lifted.rule_cost(schema, rule, binding)
     except PDDLError as err:  # an error when the effect fires, not before

@@ -21,7 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .lifted import AtomKey, Keys, LiftedTask, Schema
 from .step import (
@@ -221,7 +221,7 @@ class StepSpace:
         (``b2`` before ``b10``): deterministic and readable."""
         if self._object_rank is None:
             self._rank()
-        srank, orank = self._schema_rank, self._object_rank
+        srank, orank = self._schema_rank, cast("list[int]", self._object_rank)  # set by _rank()
         return sorted(actions, key=lambda a: (srank[a.schema.id], [orank[o] for o in a.args]))
 
     def is_goal(self, state: State | set[int]) -> bool:
@@ -256,6 +256,9 @@ class Task(StepSpace):
     the relaxed reachability analysis reached it (only reachable atoms can
     ever hold). ``actions`` are complete for every state reachable from
     ``init``: nothing is pruned for goal relevance."""
+
+    general: GeneralParts | None
+    """``None`` for a STRIPS task, else its axioms, compound goal and derived atoms."""
 
     def __init__(
         self,

@@ -328,8 +328,8 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
         return sorted(render(a) for a in atoms)
 
 
-def _metric_value(metric: Any, cost: int | float, length: int) -> int | Fraction:
-    value: int | float = cost if metric.is_minimize_action_costs() else length
+def _metric_value(metric: Any, cost: int | Fraction | float, length: int) -> int | Fraction:
+    value: int | Fraction | float = cost if metric.is_minimize_action_costs() else length
     if isinstance(value, float):
         return int(value) if value.is_integer() else Fraction(str(value))
     return value

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import field
+from typing import Any, cast
 
 from .errors import ActionReferenceError, NumericError, PDDLError, Span, counted
 from .exact import Value, to_json, to_text
@@ -73,7 +74,7 @@ class ValidationReport:
     valid: bool
     length: int
     steps_applied: int
-    cost: int | float
+    cost: Value | float
     goal_reached: bool
     unsatisfied_goals: tuple[str, ...]
     failure: StepFailure | None = None
@@ -153,40 +154,46 @@ def validate_plan(
     lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
     state: set[int] = thaw(space.init)
-    cost: int | float = 0
+    cost: Value | float = 0
     failure: StepFailure | None = None
     applied = 0
     resolve, lookup = lifted.resolve_known, space.lookup
     known = space.remembered_refs()
+    key: tuple[Any, ...] | None
+    ref: ActionRef | None
+    action: GroundAction | None
     for number, step in enumerate(steps, start=1):
         try:
             kind = step.__class__
             if kind is tuple:  # plan_words: (name, args, text), remembered as it is; no place in the file
-                key, ref, span = step, None, None
+                key, ref, span = cast(StepWords, step), None, None
             elif isinstance(step, GroundAction):
                 key, ref, span = None, None, None
             else:
-                ref = parse_action_ref(step) if kind is str else step  # type: ignore[assignment]
-                key, span = (ref.name, ref.args), ref.span  # type: ignore[union-attr]
+                ref = parse_action_ref(cast(str, step)) if kind is str else cast(ActionRef, step)
+                key, span = (ref.name, ref.args), ref.span
             if key is None:
-                action: GroundAction | None = step  # type: ignore[assignment]
-                schema, args = step.schema, step.args  # type: ignore[union-attr]
+                action = cast(GroundAction, step)
+                schema, args = action.schema, action.args
             else:
-                action = known.get(key, _UNKNOWN)  # type: ignore[arg-type]
-                if action is _UNKNOWN or action is None:
+                found = known.get(key, _UNKNOWN)
+                if found is _UNKNOWN or found is None:
                     hit = resolve(key[0], key[1])
                     if hit is None:  # a bad reference: the full resolution raises its precise error
-                        if ref is None:
-                            ref = ActionRef(key[0], key[1], None, key[2])
+                        if ref is None:  # plan_words: key is the step's (name, args, text)
+                            words_name, words_args, words_text = cast(StepWords, key)
+                            ref = ActionRef(words_name, words_args, None, words_text)
                         hit = lifted.resolve(ref)
                     schema, args = hit
-                    if action is _UNKNOWN:
+                    action = None
+                    if found is _UNKNOWN:
                         action = lookup(schema, args)
                         if len(known) >= MAX_REMEMBERED_STEPS:
                             known.clear()
                         known[key] = action
                 else:
-                    schema, args = action.schema, action.args  # type: ignore[union-attr]
+                    action = cast(GroundAction, found)
+                    schema, args = action.schema, action.args
             if action is not None and action.applicable(state):
                 cost += action.step_cost(state)
                 action.apply_to(state)

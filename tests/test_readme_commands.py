@@ -1,12 +1,17 @@
-"""Every shell command in the README runs as written, or says here why not.
+"""Every shell command of the README and of the documentation pages runs as
+written, or says here why not.
 
-Each command line of the README's ``sh`` blocks must have an entry in
-:data:`COMMANDS`: either a :class:`Run` (executed in a scratch folder holding
-the files the README names as placeholders: ``domain.pddl``, ``problem.pddl``,
-``p01.pddl``, ``plan.txt``, ``path/to/tasks`` ...) with the exit code it must
-give, or a :class:`Skip` with the reason. A README command with no entry, or
-an entry the README no longer has, fails :func:`test_every_readme_command_is_covered`,
-so the README and this file cannot drift apart.
+The commands are every line of the README's ``sh`` blocks and of the ``sh``
+blocks of the pages under docs/ that are marked runnable: the line
+``<!-- runnable -->`` right before the fence (unmarked blocks of a page are
+shown, not run). Each must have an entry in :data:`COMMANDS`: either a
+:class:`Run` (executed in a scratch folder holding the files the pages name
+as placeholders: ``domain.pddl``, ``problem.pddl``, ``p01.pddl``,
+``plan.txt``, ``path/to/tasks`` ..., or in the checkout for the tour's lines,
+which use the files the repository ships) with the exit code it must give, or
+a :class:`Skip` with the reason. A command with no entry, or an entry no page
+has any more, fails :func:`test_every_readme_command_is_covered`, so the pages
+and this file cannot drift apart.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from pypddlengine.bundled import bundled_task
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+RUNNABLE = "<!-- runnable -->"
 BW102 = CORPUS / "potassco-pddl-instances" / "ipc2000-blocks-strips-typed"
 
 
@@ -40,6 +47,7 @@ class Run:
     needs: tuple[str, ...] = ()  # what must exist: "fd" (Fast Downward), "corpus", "ray"
     replace: dict[str, str] = field(default_factory=dict)  # notation -> literal text (e.g. "[more.plan ...]")
     check: str = ""  # a text the output must contain
+    in_checkout: bool = False  # run in the checkout (the tour's lines name the files the repository ships)
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,24 @@ COMMANDS: dict[str, Run | Skip] = {
     "pip install -e . && pypddl demo": Skip("covered by test_fresh_clone_installs_and_runs_the_demo"),
     'pip install -e ".[test]" && python -m pytest': Skip("this is the command that runs this test (.ci/run)"),
     "pypddl play --task blocksworld/p03": Run(stdin="actions\nquit\n", check="applicable"),
+    "pypddl validate --task blocksworld/p01 docs/examples/blocksworld-p01.plan": Run(
+        in_checkout=True, check="valid plan (6 steps)"),
+    "pypddl validate --task blocksworld/p01 docs/examples/blocksworld-p01-wrong.plan": Run(
+        rc=1, in_checkout=True, check="step 2 (pick-up b)"),
+    "pypddl validate domains/blocksworld.pddl problems/blocksworld/p01.pddl docs/examples/blocksworld-p01.plan": Run(
+        in_checkout=True, check="valid plan (6 steps)"),
+    "pypddl check docs/examples/broken-domain.pddl problems/blocksworld/p01.pddl": Run(
+        rc=1, in_checkout=True, check="broken-domain.pddl:15:35: error[UNDEFINED_PREDICATE]"),
+    "pypddl check domains/blocksworld.pddl problems/blocksworld/": Run(in_checkout=True, check=" ok"),
+    "pypddl ground --task blocksworld/p05": Run(check="ground actions"),
+    "pypddl validate --task blocksworld/p01 docs/examples/blocksworld-p01-wrong.plan --json": Run(
+        rc=1, in_checkout=True, check='"code": "INAPPLICABLE_ACTION"'),
+    "pip install -e . pytest hypothesis && python -m pytest --ignore=tests/baselines --ignore=tests/harness "
+    "--ignore=tests/generators": Skip("an install step and a run of the engine's tests: the suite that runs this "
+                                      "test, less the three experiment-side folders"),
+    'pip install -e ".[docs]"': Skip("an install step; the test extra holds the same packages"),
+    "mkdocs serve": Skip("a server that runs until stopped; tests/test_docs.py builds the same site"),
+    "mkdocs build --strict": Skip("tests/test_docs.py runs this build"),
     "pypddl validate domain.pddl problem.pddl plan.txt [more.plan ...]": Run(
         replace={"[more.plan ...]": "more.plan"}, check="valid plan"),
     "pypddl check domain.pddl problem.pddl": Run(check="ok"),
@@ -136,11 +162,23 @@ COMMANDS: dict[str, Run | Skip] = {
 }
 
 
+def _sh_blocks() -> list[str]:
+    """Every ``sh`` block of the README; the ``sh`` blocks of the pages under
+    docs/ (run records under docs/reference/ aside) marked runnable."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.S | re.M)
+    for page in sorted(DOCS.rglob("*.md")):
+        if "reference" in page.relative_to(DOCS).parts:
+            continue
+        marked = rf"^[ \t]*{re.escape(RUNNABLE)}\n[ \t]*```sh\n(.*?)^[ \t]*```"
+        blocks += re.findall(marked, page.read_text(), re.S | re.M)
+    return blocks
+
+
 def readme_commands() -> list[str]:
-    """The command lines of the README's ``sh`` blocks, trailing comments
+    """The command lines of the runnable ``sh`` blocks, trailing comments
     removed, continuation lines joined."""
     out: list[str] = []
-    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), re.S):
+    for block in _sh_blocks():
         for line in block.replace("\\\n", " ").splitlines():
             command = re.sub(r"\s+#\s.*$", "", line).rstrip()
             if command.strip():
@@ -233,7 +271,7 @@ def test_readme_command_runs_as_written(command: str, spec: Run, tmp_path: Path)
     reason = _missing(spec.needs)
     if reason:
         pytest.skip(reason)
-    result = _run(command, _scratch(tmp_path), spec)
+    result = _run(command, ROOT if spec.in_checkout else _scratch(tmp_path), spec)
     assert result.returncode == spec.rc, f"{command}\nstdout: {result.stdout[-2000:]}\nstderr: {result.stderr[-2000:]}"
     if spec.check:
         assert spec.check in result.stdout + result.stderr, result.stdout[-2000:] + result.stderr[-2000:]
@@ -259,7 +297,7 @@ def test_readme_command_runs_as_python_cli_py_from_the_checkout(command: str, sp
         pytest.skip(reason)
     env = {**os.environ, "PYTHONPATH": _site_packages()}
     checkout = f"{sys.executable} -S {ROOT / 'cli.py'} "
-    cwd = _scratch(tmp_path)
+    cwd = ROOT if spec.in_checkout else _scratch(tmp_path)
     line = checkout + command.removeprefix("pypddl ")
     for notation, literal in spec.replace.items():
         line = line.replace(notation, literal)

@@ -119,7 +119,7 @@ def token_principal(tokens: Sequence[str], authorization: str | None) -> str | N
     return "token:" + hashlib.sha256(match.encode()).hexdigest()[:32]
 
 
-def identify(context: Any, tokens: Sequence[str], on_close: Callable[[str], None]) -> Caller:
+def identify(context: Any, tokens: Sequence[str], on_close: Callable[[str], object]) -> Caller:
     """The :class:`Caller` of a tool call from the SDK's request context.
 
     A handshake connection (one that lives across requests) is named once,

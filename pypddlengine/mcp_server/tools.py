@@ -25,7 +25,8 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from fractions import Fraction
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 import anyio
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -149,6 +150,7 @@ class Tool:
         the function's own parameters."""
         fn, signature = self.fn, inspect.signature(self.fn, eval_str=True)
         params = list(signature.parameters.values())[1:]
+        handler: Callable[..., Awaitable[CallToolResult]]
         if not self.on_session:
 
             async def serve_plain(**arguments: Any) -> CallToolResult:
@@ -174,7 +176,7 @@ class Tool:
             handler = serve_session
         handler.__name__ = fn.__name__
         handler.__doc__ = fn.__doc__
-        handler.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        handler.__signature__ = signature.replace(  # type: ignore[union-attr]  # typeshed's functions lack it
             parameters=params, return_annotation=Annotated[CallToolResult, signature.return_annotation])
         return handler
 
@@ -521,7 +523,7 @@ async def validate_complete_plan(
         plan_source="history" if steps is None else "given",
         length=report.length,
         steps_applied=report.steps_applied,
-        cost=report.cost,
+        cost=float(report.cost) if isinstance(report.cost, Fraction) else report.cost,  # as pydantic reads it
         goal_reached=report.goal_reached,
         unsatisfied_goals=unsatisfied,
         more_unsatisfied=more,
@@ -529,7 +531,8 @@ async def validate_complete_plan(
             step=f.step, action=f.action, code=f.code, message=f.message, unsatisfied=list(f.unsatisfied) or None,
         ) if f else None,
         metric=None if report.metric is None else to_json(report.metric),
-        metric_direction=report.metric_direction if report.metric is not None else None,
+        metric_direction=(cast('Literal["minimize", "maximize"]', report.metric_direction)  # the parser's two words
+                          if report.metric is not None else None),
         metric_error=report.metric_error,
         summary=verdict(report),
     )

@@ -138,15 +138,17 @@ class Tables:
     def _scanner(self, lexer: int) -> Callable[[str, int], re.Match[str] | None]:
         patterns, unless = self._lexer_data[lexer]
         compiled = [self._compile(p, f) for p, f in patterns]
+        scan: Callable[[str, int], re.Match[str] | None]
         if len(compiled) == 1:
             scan = compiled[0].match
         else:
-            def scan(text: str, pos: int) -> re.Match[str] | None:
+            def scan_each(text: str, pos: int) -> re.Match[str] | None:
                 for mre in compiled:
                     m = mre.match(text, pos)
                     if m:
                         return m
                 return None
+            scan = scan_each
         self._unless[lexer] = {name: [self._compile(p, f) for p, f in pats] for name, pats in unless.items()}
         self._scanners[lexer] = scan
         return scan

@@ -59,7 +59,7 @@ def compiled_forms(patterns: set[tuple[str, int]]) -> dict[str, tuple[Any, ...]]
     Python computes them (its pattern parser and code generator, unchanged).
     Loading them spares each process the pure-Python regex compiler, a third
     of parsing a small domain; keyed in the tables by ``_sre.MAGIC``."""
-    from re import _compiler
+    from re import _compiler  # type: ignore[attr-defined]  # private (3.11+), absent from typeshed's re stubs
 
     forms: dict[str, tuple[Any, ...]] = {}
     real = _compiler._sre

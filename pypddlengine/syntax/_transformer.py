@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ErrorCode, PDDLSyntaxError, Span
 from ..exact import parse_number
@@ -246,7 +246,8 @@ def _flatten(items: list[Any]) -> tuple[Any, ...]:
         if isinstance(item, _Run):
             out.extend(item.items)
         elif isinstance(item, str):  # a bare GROUND_ATOMS or NUMERIC_FACTS run (in :init)
-            out.extend(_split_numeric_run(item) if item.type == "NUMERIC_FACTS" else _split_atom_run(item))
+            tok = cast(Token, item)  # a str child is a token (ours; lark's when lark explains an error)
+            out.extend(_split_numeric_run(tok) if tok.type == "NUMERIC_FACTS" else _split_atom_run(tok))
         else:
             out.append(item)
     return tuple(out)
@@ -256,7 +257,7 @@ def _pair(c: list[Any], keyword: str, what: str) -> list[Any]:
     """The two operands after a keyword token, whether they came as two
     children or as one run of two atoms."""
     if len(c) == 2 and isinstance(c[1], str):
-        atoms = _split_atom_run(c[1])
+        atoms = _split_atom_run(cast(Token, c[1]))
         if len(atoms) != 2:
             span = atoms[2].span if len(atoms) > 2 else token_span(c[0])
             raise PDDLSyntaxError(f"'{keyword}' takes {what}, not {len(atoms)} atom(s)", span=span)
@@ -540,7 +541,7 @@ class PDDLTransformer:
             atom, body = _pair(c, ":derived", "a head and one condition")
         else:
             body = _one(c[2])
-            atom = _one(_atoms_or_run(head), "one head atom") if isinstance(head, str) else None
+            atom = _one(_atoms_or_run(cast(Token, head)), "one head atom") if isinstance(head, str) else None
         if atom is not None:  # "(p ?x ?y)" lexed as (part of) an atom run
             if any(isinstance(t, Constant) for t in atom.terms):
                 raise PDDLSyntaxError(
@@ -560,7 +561,7 @@ class PDDLTransformer:
 
     # ------------------------------------------------------------ typed lists
 
-    def typed_names(self, c: list[Any]) -> list[tuple[Token, tuple[str, ...]]]:
+    def typed_names(self, c: list[Any]) -> list[tuple[Token, tuple[str, ...], tuple[Span, ...]]]:
         return _group_typed(c)
 
     def typed_variables(self, c: list[Any]) -> list[Parameter]:
@@ -569,7 +570,8 @@ class PDDLTransformer:
     def type_spec(self, c: list[Any]) -> _TypeSpec:
         arg = c[1]
         if isinstance(arg, str):
-            return _TypeSpec((arg.value.lower(),), token_span(c[0]), (token_span(arg),))
+            tok = cast(Token, arg)
+            return _TypeSpec((tok.value.lower(),), token_span(c[0]), (token_span(tok),))
         return _TypeSpec(tuple(t.value.lower() for t in arg), token_span(c[0]), tuple(token_span(t) for t in arg))
 
     def either(self, c: list[Token]) -> list[Token]:
@@ -609,7 +611,7 @@ class PDDLTransformer:
     def gd_equals(self, c: list[Any]) -> Equals | Compare:
         left, right = c[1], c[2]
         if isinstance(left, str) and isinstance(right, str):
-            return Equals(_term(left), _term(right), token_span(c[0]))
+            return Equals(_term(cast(Token, left)), _term(cast(Token, right)), token_span(c[0]))
         return Compare("=", self._as_num(left), self._as_num(right), token_span(c[0]))
 
     def gd_compare(self, c: list[Any]) -> Compare:
@@ -622,7 +624,8 @@ class PDDLTransformer:
     @staticmethod
     def _as_num(arg: Any) -> Any:
         if isinstance(arg, str):  # a bare name or variable used as a number
-            return FunctionTerm(arg.value.lower(), (), token_span(arg))
+            tok = cast(Token, arg)
+            return FunctionTerm(tok.value.lower(), (), token_span(tok))
         return arg
 
     # ------------------------------------------------------------ numeric expressions

@@ -409,13 +409,13 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
                 details={"expected": expected, "found": tok.value},
             )
     if expected == ["the end of the input"] and what != "the plan":
-        end = _first_depth(text, 0)
-        if end is not None and (end.line, end.column) < (span.line, span.column):
+        closed = _first_depth(text, 0)
+        if closed is not None and (closed.line, closed.column) < (span.line, span.column):
             return PDDLSyntaxError(
-                f"unbalanced parentheses: the ')' at {end} closes the top-level form early, "
+                f"unbalanced parentheses: the ')' at {closed} closes the top-level form early, "
                 f"so {_describe_token(tok)} at {span} is left outside it",
                 code=ErrorCode.UNBALANCED_PARENTHESES,
-                span=end,
+                span=closed,
                 source=source,
                 hint="remove an extra ')' at or before this position",
                 details={"expected": expected},

@@ -278,6 +278,13 @@ def test_bad_arguments_are_clear_errors(tmp_path) -> None:  # type: ignore[no-un
         pg.PDDLEnv(bundled_task("blocksworld/p01")[0], tmp_path)
 
 
+def test_a_lifted_backend_is_refused_saying_why() -> None:
+    """The spaces are the grounded task's atoms and actions: a lifted session
+    (backend="lifted") has no such sets, so it is a clear error, not an AttributeError."""
+    with pytest.raises(ValueError, match="needs backend='grounded'.*not LazyTask"):
+        pg.PDDLEnv(task="blocksworld/p01", backend="lifted")
+
+
 def test_a_numeric_task_is_refused_saying_why() -> None:
     """The observation is a vector of atoms: a task whose actions change numbers
     (the bundled fuel-delivery) would lose its values, so it is refused."""

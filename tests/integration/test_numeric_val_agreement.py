@@ -5,7 +5,7 @@ final value), ENHSP's plans, and corrupted variants of both (dropped, swapped
 and truncated steps, changed arguments).
 
 Where VAL and we differ by design the difference must be one of VAL's
-documented deviations (README, "Numeric fluents"), recognised from our
+documented deviations (docs/numeric.md, "Agreement with VAL"), recognised from our
 failure: VAL compares with an absolute tolerance of 0.0001 (even ``<`` holds
 at equality), divides by zero to ``inf`` and goes on, and takes an undefined
 value as 0 in ``increase``/``decrease``; every other disagreement fails."""

@@ -14,7 +14,7 @@ TypeScript SDK the Inspector ships (``@modelcontextprotocol/sdk`` from its
 ``node_modules``, whose ``Client.callTool`` makes the schema check) in one
 connection, over stdio and over HTTP.
 
-Needs ``npx`` (Node.js and npm, see the README; ``.ci/run`` installs them) and the npm registry, or
+Needs ``npx`` (Node.js and npm, see docs/mcp.md; ``.ci/run`` installs them) and the npm registry, or
 the package in npm's cache; skips saying why otherwise. ``PYPDDL_INSPECTOR``
 names another package spec (e.g. a pinned version). ``npx -y`` fetches the
 package once; the calls then run its ``mcp-inspector`` entry point from npx's
@@ -36,7 +36,7 @@ from typing import Any
 import pytest
 from mcp_support import BW3, BW3_PLAN, http_server, serve_command
 
-INSPECTOR = os.environ.get("PYPDDL_INSPECTOR", "@modelcontextprotocol/inspector@latest")  # as the README says
+INSPECTOR = os.environ.get("PYPDDL_INSPECTOR", "@modelcontextprotocol/inspector@latest")  # as docs/mcp.md says
 SCHEMA_MISMATCH = ("-32602", "does not match the tool's output schema", "Structured content does not match")
 
 
