@@ -110,6 +110,17 @@ def test_lpg_on_a_duration_inequality_is_its_limit(tmp_path: Path) -> None:
     assert "Duration inequalities are not supported" in result.log_tail
 
 
+@needs_lpg
+@pytest.mark.skipif(not (TEMPORAL_CORPUS / "ipc2011-match-cellar-temporal-satisficing").is_dir(),
+                    reason="the temporal corpus is not there")
+def test_lpg_giving_up_is_incomplete_not_unsolvable() -> None:
+    """match-cellar needs concurrency LPG-td cannot plan: it stops at its
+    search limit (about 4 s here), which proves nothing."""
+    folder = TEMPORAL_CORPUS / "ipc2011-match-cellar-temporal-satisficing"
+    result = run_temporal(folder / "domain.pddl", folder / "instance-1.pddl", "lpg", time_limit=60)
+    assert result.outcome is Outcome.INCOMPLETE and result.plan is None
+
+
 @needs_tamer
 @needs_corpus
 def test_tamer_is_killed_at_the_deadline() -> None:

@@ -58,11 +58,15 @@ def workshop(bays: int, technicians: int, machines: int, *, dark: int = 0, seed:
     if dark:
         where[0] = rng.randrange(dark)
 
-    init: list[list[Atom]] = [[("connected", bay[i], bay[j]) for i, j in sorted(links)]
-                              + [("connected", bay[j], bay[i]) for i, j in sorted(links)]]
-    init.append([("dark", b) for b in bay[:dark]] + [("lit", b) for b in bay[dark:]])
-    init.append([("at", t, bay[rng.randrange(bays)]) for t in techs] + [("free", t) for t in techs])
-    init.append([("in", m, bay[w]) for m, w in zip(machs, where, strict=True)] + [("broken", m) for m in machs])
+    roads: list[Atom] = [("connected", bay[i], bay[j]) for i, j in sorted(links)]
+    roads += [("connected", bay[j], bay[i]) for i, j in sorted(links)]
+    light: list[Atom] = [("dark", b) for b in bay[:dark]]
+    light += [("lit", b) for b in bay[dark:]]
+    people: list[Atom] = [("at", t, bay[rng.randrange(bays)]) for t in techs]
+    people += [("free", t) for t in techs]
+    things: list[Atom] = [("in", m, bay[w]) for m, w in zip(machs, where, strict=True)]
+    things += [("broken", m) for m in machs]
+    init: list[list[Atom]] = [roads, light, people, things]
     timed: list[Atom] = []
     if opens_at is None:
         init.append([("open",)])

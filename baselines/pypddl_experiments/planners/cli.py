@@ -133,7 +133,9 @@ def solve(
     and a final '; cost = N (unit cost)' line ('general cost' with the plan's
     action cost for tasks with action costs); a one-line summary goes to
     stderr. Every plan is re-validated by pypddlengine's validator before it
-    is printed. Anytime configurations (seq-sat-lama-2011) keep improving
+    is printed. A temporal task's plan is timed ('0.000: (act a b) [5.000]'
+    lines, then '; value = X'), validated by VAL at -t 0.001 until the engine
+    validates temporal plans (docs/time-planners.md). Anytime configurations (seq-sat-lama-2011) keep improving
     their plan until the budget ends, unless they prove it optimal first
     (then they stop early); the last plan found before the deadline is
     returned.

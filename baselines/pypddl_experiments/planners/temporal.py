@@ -168,6 +168,7 @@ def _read_lpg(run_dir: Path, log: str, start_epoch: float, time_limit: float, do
 
 _LPG_UNSOLVABLE = ("Goals of the planning problem can not be reached", "The problem is unsolvable",
                    "problem proven unsolvable")
+_LPG_GAVE_UP = "search limit exceeded"  # LPG's local search stopped at its own step limit, no plan, no proof
 _LPG_MEMORY = ("ran out of memory", "Cannot allocate memory", "std::bad_alloc")
 
 # --------------------------------------------------------------------------- TAMER
@@ -220,7 +221,7 @@ def _decide(result: FDResult, log: str) -> None:
         result.detail = f"{who} could not read or plan for the task (a limit of {who}, not of the task): {said}"
     elif any(m in log for m in _LPG_UNSOLVABLE) or "status: UNSOLVABLE_PROVEN" in log:
         result.outcome, result.detail = Outcome.UNSOLVABLE, f"{who} proved the task unsolvable"
-    elif "status: UNSOLVABLE_INCOMPLETELY" in log:
+    elif "status: UNSOLVABLE_INCOMPLETELY" in log or _LPG_GAVE_UP in log:
         result.outcome, result.detail = Outcome.INCOMPLETE, f"{who}'s search ended without a plan (incomplete)"
     else:
         planner_ended_without_plan(result, log, who)
