@@ -129,6 +129,18 @@ def test_tamer_is_killed_at_the_deadline() -> None:
     assert result.group_cleaned and not live_group_members(result.pgid or -1)
 
 
+@needs_tamer
+@pytest.mark.skipif(not (TEMPORAL_CORPUS / "ipc2002-zenotravel-time-simple-automatic").is_dir(),
+                    reason="the temporal corpus is not there")
+def test_tamer_reader_refusal_is_its_limit() -> None:
+    """unified-planning's PDDL reader fails on zenotravel (IPC 2002): the
+    planner's error, quoting the reader, never 'unsolvable'."""
+    folder = TEMPORAL_CORPUS / "ipc2002-zenotravel-time-simple-automatic"
+    result = run_temporal(folder / "domain.pddl", folder / "instance-1.pddl", "tamer", time_limit=60)
+    assert result.outcome is Outcome.PLANNER_ERROR and result.plan is None
+    assert "read error" in result.detail and "a limit of TAMER" in result.detail
+
+
 @pytest.mark.slow
 @needs_val
 @needs_tamer

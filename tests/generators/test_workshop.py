@@ -21,6 +21,8 @@ from temporal_oracles import (
     lpg_plan,
     lpg_unavailable_reason,
     parse_timed_plan,
+    up_timed_verdict,
+    up_unavailable_reason,
     val_timed_verdict,
     val_unavailable_reason,
 )
@@ -139,6 +141,24 @@ def test_a_dark_bay_requires_concurrency(name: str) -> None:
     verdict = val_timed_verdict(domain, problem, sequential(witness_plan(problem)))
     assert not verdict.valid
     assert any("(repair " in line for line in verdict.failure), verdict.failure
+
+
+@pytest.mark.skipif(up_unavailable_reason() is not None, reason=str(up_unavailable_reason()))
+@pytest.mark.parametrize("name", TASKS)
+def test_unified_planning_agrees_except_on_the_makespan_with_timed_literals(name: str) -> None:
+    """unified-planning's time-triggered validator, the second opinion, accepts
+    the witness and rejects it made sequential (p02-p10), like VAL. Where they
+    differ: UP's makespan counts the timed initial literals (it is the later of
+    the plan's end and the last literal's time), VAL's value is the plan's end."""
+    domain, problem = bundled_task(name)
+    plan = witness_plan(problem)
+    verdict = up_timed_verdict(domain, problem, plan)
+    assert verdict.valid is True, verdict.reason
+    last_literal = max((t for t, _ in _timed(problem.read_text())), default=0)
+    end = max(float(s.end) for s in parse_timed_plan(plan))
+    assert verdict.makespan == pytest.approx(max(end, last_literal))
+    if name != "workshop/p01":
+        assert up_timed_verdict(domain, problem, sequential(plan)).valid is False
 
 
 def test_the_ladder_has_what_the_issue_asks() -> None:
