@@ -74,7 +74,8 @@ def test_auto_picks_the_temporal_default() -> None:
     assert planner_for("auto", *WORKSHOP) is TEMPORAL_CONFIGS[TEMPORAL_DEFAULT]
     assert planner_for("auto", *bundled_task("gripper/p01")).method == "fd-lama-first"
     assert resolve_planner("tamer") is TEMPORAL_CONFIGS["tamer"] and resolve_planner("lpg").timed
-    assert crosscheck_epsilon(TEMPORAL_CONFIGS["lpg"]) == JUDGE_EPSILON and crosscheck_epsilon(CONFIGS["lama-first"]) is None
+    assert crosscheck_epsilon(TEMPORAL_CONFIGS["lpg"]) == JUDGE_EPSILON
+    assert crosscheck_epsilon(CONFIGS["lama-first"]) is None
 
 
 def test_batch_runs_temporal_tasks_with_the_temporal_configs() -> None:

@@ -222,7 +222,8 @@ def _run_job(
     extra["load_1m_end"] = round(os.getloadavg()[0], 2)
     cross = None
     if crosscheck and result.plan is not None:
-        cross = val_validate(job.task.domain, job.task.problem, result.plan_text(), epsilon=crosscheck_epsilon(job.config))
+        cross = val_validate(job.task.domain, job.task.problem, result.plan_text(),
+                             epsilon=crosscheck_epsilon(job.config))
     return result, started_at, cross, extra
 
 

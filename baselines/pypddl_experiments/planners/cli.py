@@ -127,7 +127,7 @@ def solve(
     domain: str | None, problem: str | None, bundled: str | None, planners: str, time_limit: float,
     memory_limit: int, output: str | None, keep_dir: str | None, crosscheck: bool, as_json: bool,
 ) -> None:
-    """Solve DOMAIN PROBLEM with Fast Downward (ENHSP for numeric tasks, LPG for temporal ones) and print the validated plan.
+    """Solve DOMAIN PROBLEM (Fast Downward; ENHSP for numeric, LPG for temporal tasks); print the validated plan.
 
     The plan goes to stdout (or to -o FILE) in IPC format, one action a line
     and a final '; cost = N (unit cost)' line ('general cost' with the plan's

@@ -33,8 +33,8 @@ from pypddl_experiments.runs.tasks import TaskRef
 
 from .enhsp import enhsp_provenance
 from .fd import VALIDATOR_ENGINE, FDResult, fd_provenance, fd_version
-from .temporal import temporal_provenance
 from .outcomes import record_outcome
+from .temporal import temporal_provenance
 
 __all__ = [
     "SCHEMA",

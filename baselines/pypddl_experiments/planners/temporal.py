@@ -37,6 +37,7 @@ from pypddlengine.lifted import LiftedTask
 
 from .fd import (
     DEFAULT_MEMORY_MB,
+    VALIDATOR_VAL,
     FDResult,
     FoundPlan,
     PlannerConfig,
@@ -109,8 +110,6 @@ def judge_timed_plan(domain: Path, problem: Path, plan_text: str) -> tuple[bool 
     :data:`JUDGE_EPSILON`; ``value`` is VAL's final value (the metric, or the
     makespan without one). Once the engine validates temporal plans, call it
     here (and keep VAL behind ``--crosscheck``)."""
-    from .fd import VALIDATOR_VAL
-
     verdict = val_run(domain, problem, plan_text, epsilon=JUDGE_EPSILON)
     if verdict.verdict is None:
         return None, f"not validated: the engine cannot check temporal plans yet and VAL gave no verdict " \
