@@ -11,6 +11,7 @@ import shlex
 import pytest
 from click.testing import CliRunner
 from gen_helpers import domain_text, ground_problem
+from temporal_pending import engine_tasks
 
 from pypddl_experiments.generators import breadth_first, gripper_optimal_length, prove_unsolvable
 from pypddl_experiments.planners.cli import generate
@@ -43,7 +44,7 @@ def test_problem_is_reproduced_by_its_header_command(name: str) -> None:
     assert result.stdout == text
 
 
-@pytest.mark.parametrize("name", bundled_tasks())
+@pytest.mark.parametrize("name", engine_tasks(bundled_tasks()))
 def test_task_loads_and_its_claims_hold(name: str) -> None:
     domain, problem = bundled_task(name)
     entry = BY_NAME[name]

@@ -17,11 +17,14 @@ import sys
 import pytest
 from corpus import CORPUS, CORPUS_REASON, entries, smallest_task
 from oracles import random_walk
+from temporal_pending import engine_tasks
 
 from pypddl_experiments.generators.blocksworld import blocksworld
 from pypddl_experiments.generators.proofs import ground_text
 from pypddlengine import ground, load_task
 from pypddlengine import heuristics as hmod
+from temporal_pending import engine_tasks
+
 from pypddlengine.bundled import bundled_task, bundled_tasks
 from pypddlengine.heuristics import RelaxedTask
 from pypddlengine.task import State, Task
@@ -62,14 +65,14 @@ SMALL = [n for n in bundled_tasks() if n.rsplit("/p", 1)[-1] in ("01", "04")]
 
 
 @needs_c
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", engine_tasks(SMALL))
 def test_c_equals_python_on_bundled_tasks(name: str) -> None:
     task = ground(load_task(*bundled_task(name)))
     assert_c_equals_python(RelaxedTask(task), walk(task, name))
 
 
 @needs_c
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", engine_tasks(SMALL))
 def test_c_equals_python_with_random_integer_costs(name: str) -> None:
     task = ground(load_task(*bundled_task(name)))
     rt = RelaxedTask(task)
@@ -144,7 +147,7 @@ def assert_same_labels(task: Task) -> None:
 
 
 @needs_c
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", engine_tasks(SMALL))
 def test_c_landmark_labels_equal_python_on_bundled_tasks(name: str) -> None:
     assert_same_labels(ground(load_task(*bundled_task(name))))
 
@@ -174,7 +177,7 @@ def test_find_landmarks_is_the_same_from_c_and_python(monkeypatch: pytest.Monkey
 
 
 @needs_c
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("name", engine_tasks(SMALL))
 def test_c_transpose_gives_the_python_by_pre(name: str) -> None:
     task = ground(load_task(*bundled_task(name)))
     rt = RelaxedTask(task)

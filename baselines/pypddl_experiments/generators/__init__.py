@@ -10,6 +10,9 @@ named by its ``(:domain ...)``.
 * :func:`gripper`, :func:`logistics`: the transport classics.
 * :func:`fuel_delivery`: a numeric transport domain of our own (fuel, load,
   exact decimal weights and prices), solvable by construction.
+* :func:`workshop`: a temporal domain of our own (durative actions, a
+  duration inequality, timed initial literals, required concurrency),
+  solvable by construction.
 * :func:`unsolvable`: tasks with no plan, of a kind whose proof
   :func:`prove_unsolvable` can check (relaxed reachability, or exhaustive
   search at small sizes).
@@ -22,6 +25,7 @@ from .towers import SizedTowerSampler, TowerSampler, TowerState, count_states
 from .transport import gripper, gripper_optimal_length, logistics
 from .unsolvable import KINDS as UNSOLVABLE_KINDS
 from .unsolvable import unsolvable
+from .workshop import workshop, workshop_deadline
 
 __all__ = [
     "UNSOLVABLE_KINDS",
@@ -43,4 +47,6 @@ __all__ = [
     "logistics",
     "prove_unsolvable",
     "unsolvable",
+    "workshop",
+    "workshop_deadline",
 ]

@@ -89,6 +89,5 @@ def fuel_delivery(locations: int, trucks: int, packages: int, *, seed: int = 0, 
                      extra_roads=extra_roads, name=name),
     ]
     label = name or f"fuel-delivery-{locations}-{trucks}-{packages}-{seed}"
-    text = problem_text(label, "fuel-delivery", [(locs, "location"), (truck_names, "truck"), (pkg_names, "package")],
-                        init, goal, comments)
-    return text[: text.rstrip().rfind(")")] + "\n  (:metric minimize (+ (fuel-used) (money-spent))))\n"
+    return problem_text(label, "fuel-delivery", [(locs, "location"), (truck_names, "truck"), (pkg_names, "package")],
+                        init, goal, comments, metric="minimize (+ (fuel-used) (money-spent))")

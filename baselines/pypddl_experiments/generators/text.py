@@ -59,9 +59,11 @@ def problem_text(
     init: Iterable[Sequence[Atom]],
     goal: Sequence[Atom],
     comments: Sequence[str] = (),
+    metric: str | None = None,
 ) -> str:
     """A problem file: ``; comments``, objects by type, the init groups one
-    a line, and the goal conjunction (atoms wrapped at 100 columns)."""
+    a line, the goal conjunction (atoms wrapped at 100 columns) and the
+    ``metric`` (e.g. ``minimize (total-time)``) when given."""
     out = [f"; {c}" if c else ";" for c in comments]
     out.append(f"(define (problem {name})")
     out.append(f"  (:domain {domain})")
@@ -78,5 +80,9 @@ def problem_text(
     out[-1] += ")"
     out.append("  (:goal (and")
     out.extend(_wrap([atom(a) for a in goal], "    "))
-    out[-1] += ")))"
+    if metric is None:
+        out[-1] += ")))"
+    else:
+        out[-1] += "))"
+        out.append(f"  (:metric {metric}))")
     return "\n".join(out) + "\n"

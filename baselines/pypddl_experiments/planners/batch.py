@@ -42,8 +42,9 @@ from pypddl_experiments.runs.tasks import TaskRef
 from .enhsp import enhsp_jar, java_binary
 from .executor import PLANNER_CPUS, JobSubmitter
 from .fd import DEFAULT_MEMORY_MB, FDResult, PlannerConfig, PlannerUnavailable, fd_driver, fd_provenance
-from .planners import run_planner
+from .planners import crosscheck_epsilon, run_planner
 from .records import RecordWriter, read_records, record_key, utc_now
+from .temporal import is_temporal_task, lpg_binary
 from .val import val_validate
 
 __all__ = ["BatchSummary", "IncompatibleRecords", "Job", "Progress", "default_workers", "plan_jobs", "run_batch"]
@@ -72,12 +73,19 @@ class Job:
 
 
 def plan_jobs(
-    tasks: Sequence[TaskRef], configs: Sequence[PlannerConfig], replicates: int, done: set[tuple[str, str, int]]
+    tasks: Sequence[TaskRef], configs: Sequence[PlannerConfig], replicates: int, done: set[tuple[str, str, int]],
+    temporal_configs: Sequence[PlannerConfig] | None = None,
 ) -> tuple[list[Job], int]:
-    """The jobs still to run, and how many were skipped as already recorded."""
+    """The jobs still to run, and how many were skipped as already recorded.
+    ``temporal_configs``: the configurations temporal tasks run instead of
+    ``configs`` (``None``: every task runs ``configs``)."""
     todo, skipped = [], 0
-    for config in configs:
+    if temporal_configs is not None:
+        temporal = {t.instance_id for t in tasks if is_temporal_task(t.domain, t.problem)}
+    for config in [*configs, *(temporal_configs or ())]:
         for task in tasks:
+            if temporal_configs is not None and (task.instance_id in temporal) != (config in temporal_configs):
+                continue
             for rep in range(replicates):
                 job = Job(task, config, rep)
                 if job.key in done:
@@ -214,7 +222,8 @@ def _run_job(
     extra["load_1m_end"] = round(os.getloadavg()[0], 2)
     cross = None
     if crosscheck and result.plan is not None:
-        cross = val_validate(job.task.domain, job.task.problem, result.plan_text())
+        cross = val_validate(job.task.domain, job.task.problem, result.plan_text(),
+                             epsilon=crosscheck_epsilon(job.config))
     return result, started_at, cross, extra
 
 
@@ -270,17 +279,22 @@ def run_batch(
     stream: TextIO | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
     executor: ExecutorOptions | None = None,
+    temporal_configs: Sequence[PlannerConfig] | None = None,
 ) -> BatchSummary:
     """Run every (configuration, task, replicate) not yet recorded in
     ``out`` and append one record each. Returns a summary; on Ctrl-C the
     summary says ``interrupted`` (no exception). ``executor``: where the runs
-    execute (:mod:`pypddl_experiments.runs.executors`; default: threads of this process)."""
+    execute (:mod:`pypddl_experiments.runs.executors`; default: threads of this process).
+    ``temporal_configs``: run these instead of ``configs`` on temporal tasks
+    (what ``pypddl batch`` does when no planner is named)."""
     if executor is None or not executor.remote:
         # fail before starting anything when a planner is missing (Ray: on the workers)
         if any(c.planner == "fd" for c in configs):
             fd_driver()
         if any(c.planner == "enhsp" for c in configs):
             enhsp_jar(), java_binary()
+        if any(c.planner == "lpg" for c in [*configs, *(temporal_configs or ())]):
+            lpg_binary()
     out = Path(out)
     summary = BatchSummary(out=out)
     started = time.monotonic()
@@ -290,7 +304,7 @@ def run_batch(
         existing = read_records(out).records
         _check_compatible(existing, time_limit, memory_mb, out)
         done = {record_key(r) for r in existing}
-        todo, summary.skipped = plan_jobs(tasks, configs, replicates, done)
+        todo, summary.skipped = plan_jobs(tasks, configs, replicates, done, temporal_configs)
         summary.total = len(todo) + summary.skipped
         bar = Progress(summary.total, summary.skipped, stream=stream, enabled=progress)
         pending = iter(todo)

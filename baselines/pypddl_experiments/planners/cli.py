@@ -60,8 +60,10 @@ def _planner_option(default: tuple[str, ...], multiple: bool) -> Any:
         "--planner", "-p", "planners", multiple=multiple, default=default if multiple else default[0],
         show_default=True,
         help="lama-first, seq-sat-lama-2011, another Fast Downward alias, search options such as "
-        "'--search astar(lmcut())', or an ENHSP configuration for numeric tasks (enhsp, enhsp-hadd, enhsp-opt)"
-        + (". Repeat for several." if multiple else "; auto: enhsp for a numeric task, lama-first otherwise."),
+        "'--search astar(lmcut())', an ENHSP configuration for numeric tasks (enhsp, enhsp-hadd, enhsp-opt), "
+        "or a temporal planner (lpg, tamer)"
+        + (". Repeat for several; when none is named, temporal tasks run lpg." if multiple
+           else "; auto: lpg for a temporal task, enhsp for a numeric task, lama-first otherwise."),
     )
 
 
@@ -125,13 +127,15 @@ def solve(
     domain: str | None, problem: str | None, bundled: str | None, planners: str, time_limit: float,
     memory_limit: int, output: str | None, keep_dir: str | None, crosscheck: bool, as_json: bool,
 ) -> None:
-    """Solve DOMAIN PROBLEM with Fast Downward (ENHSP for numeric tasks) and print the validated plan.
+    """Solve DOMAIN PROBLEM (Fast Downward; ENHSP for numeric, LPG for temporal tasks); print the validated plan.
 
     The plan goes to stdout (or to -o FILE) in IPC format, one action a line
     and a final '; cost = N (unit cost)' line ('general cost' with the plan's
     action cost for tasks with action costs); a one-line summary goes to
     stderr. Every plan is re-validated by pypddlengine's validator before it
-    is printed. Anytime configurations (seq-sat-lama-2011) keep improving
+    is printed. A temporal task's plan is timed ('0.000: (act a b) [5.000]'
+    lines, then '; value = X'), validated by VAL at -t 0.001 until the engine
+    validates temporal plans (docs/time-planners.md). Anytime configurations (seq-sat-lama-2011) keep improving
     their plan until the budget ends, unless they prove it optimal first
     (then they stop early); the last plan found before the deadline is
     returned.
@@ -154,7 +158,7 @@ def solve(
     from pypddlengine.errors import PDDLError
 
     from .fd import PlannerUnavailable
-    from .planners import planner_for, run_planner
+    from .planners import crosscheck_epsilon, planner_for, run_planner
     from .records import environment, make_record, utc_now
     from .val import val_validate
 
@@ -185,7 +189,8 @@ def solve(
         click.echo(result.log_tail or result.detail, err=True)
         click.echo(result.summary(), err=True)
         sys.exit(BAD_INPUT)
-    cross = val_validate(d, p, result.plan_text()) if crosscheck and result.plan else None
+    cross = (val_validate(d, p, result.plan_text(), epsilon=crosscheck_epsilon(result.config))
+             if crosscheck and result.plan else None)
     if as_json:
         task = TaskRef(bundled or Path(p).stem, Path(d).resolve(), Path(p).resolve())
         record = make_record(result, task, replicate=0, started_at=started_at, env=environment(), crosscheck=cross)
@@ -307,10 +312,15 @@ def batch(
     where = options_from_cli(executor, ray_address, ray_cpus)
     chosen = _task_list(tasks, bundled, select, limit)
     configs = _configs(planners)
+    temporal = None
+    if click.get_current_context().get_parameter_source("planners") is click.core.ParameterSource.DEFAULT:
+        from .temporal import TEMPORAL_CONFIGS, TEMPORAL_DEFAULT
+
+        temporal = [TEMPORAL_CONFIGS[TEMPORAL_DEFAULT]]  # no planner named: temporal tasks get the temporal default
     summary = _run_batch(
         chosen, configs, out, time_limit=time_limit, memory_mb=memory_limit, workers=workers,
         replicates=replicates, experiment_id=experiment_id, keep_dir=keep_dir, crosscheck=crosscheck,
-        progress=not quiet, executor=where,
+        progress=not quiet, executor=where, temporal_configs=temporal,
     )
     sys.exit(INTERRUPTED if summary.interrupted else LOST if summary.lost else OK)
 
@@ -614,6 +624,28 @@ def gen_fuel(locations: int, trucks: int, packages: int, extra_roads: int | None
 
     _emit(lambda s, n: fuel_delivery(locations, trucks, packages, seed=s, extra_roads=extra_roads, name=n or name),
           "fuel-delivery", seed, count, output, out_dir, domain_out)
+
+
+@generate.command("workshop")
+@click.option("--bays", type=click.IntRange(min=1), required=True, help="Number of bays (a corridor, some shortcuts).")
+@click.option("--technicians", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Number of technicians.")
+@click.option("--machines", type=click.IntRange(min=1), required=True, help="Number of broken machines.")
+@click.option("--dark", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Dark bays (a repair there needs another technician holding a lamp: required concurrency).")
+@click.option("--deadline", is_flag=True, help="The workshop closes (a timed initial literal), late enough.")
+@click.option("--opens-at", type=click.IntRange(min=1), help="The workshop opens at this time (a timed literal).")
+@click.option("--sunset", is_flag=True, help="The last bright bay goes dark at a random time (timed literals).")
+@_with(_common_generate)
+def gen_workshop(bays: int, technicians: int, machines: int, dark: int, deadline: bool, opens_at: int | None,
+                 sunset: bool, seed: int, name: str | None, output: str | None, count: int | None,
+                 out_dir: str | None, domain_out: str | None) -> None:
+    """Workshop (temporal): technicians repair and test machines; durative actions, timed initial literals."""
+    from pypddl_experiments.generators import workshop
+
+    _emit(lambda s, n: workshop(bays, technicians, machines, dark=dark, seed=s, deadline=deadline,
+                                opens_at=opens_at, sunset=sunset, name=n or name),
+          "workshop", seed, count, output, out_dir, domain_out)
 
 
 @generate.command("unsolvable")

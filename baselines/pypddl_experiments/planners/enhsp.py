@@ -38,7 +38,18 @@ from pathlib import Path
 
 from pypddlengine.lifted import LiftedTask
 
-from .fd import DEFAULT_MEMORY_MB, FDResult, FoundPlan, PlannerConfig, PlannerUnavailable, _Judge, supervised_run
+from .fd import (
+    DEFAULT_MEMORY_MB,
+    FDResult,
+    FoundPlan,
+    PlannerConfig,
+    PlannerUnavailable,
+    _Judge,
+    new_result,
+    planner_ended_without_plan,
+    return_last_plan,
+    supervised_run,
+)
 from .outcomes import Outcome
 
 __all__ = ["ENHSP_CONFIGS", "enhsp_jar", "enhsp_provenance", "java_binary", "run_enhsp"]
@@ -142,16 +153,7 @@ def _read_plan(run_dir: Path, log: str, start_epoch: float, time_limit: float, j
 
 
 def _decide(result: FDResult, log: str) -> None:
-    usable = [p for p in result.plans if p.complete and p.before_deadline]
-    if usable:
-        chosen = usable[-1]
-        result.plan, result.plan_valid, result.validation = chosen.steps, chosen.valid, chosen.message
-        result.validator = chosen.validator
-        if chosen.valid is False:
-            result.outcome, result.detail = Outcome.PLANNER_ERROR, f"the planner's plan is invalid: {chosen.message}"
-        else:
-            result.outcome = Outcome.SOLVED
-            result.detail = "plan found" if chosen.valid else f"plan found, not validated: {chosen.message}"
+    if return_last_plan(result):
         return
     if result.killed:
         result.outcome, result.detail = Outcome.TIMEOUT, "wall-clock budget exhausted (process group killed)"
@@ -163,12 +165,8 @@ def _decide(result: FDResult, log: str) -> None:
         result.detail = f"ENHSP could not read or ground the task (a limit of ENHSP, not of the task): {line[:200]}"
     elif any(marker in log for marker in _UNSOLVABLE):
         result.outcome, result.detail = Outcome.UNSOLVABLE, "ENHSP proved the task unsolvable (relaxation)"
-    elif result.returncode is not None and result.returncode < 0:
-        result.outcome, result.detail = Outcome.PLANNER_ERROR, f"killed by signal {-result.returncode}"
     else:
-        last = next((ln.strip() for ln in reversed(log.splitlines()) if ln.strip()), "")
-        result.outcome = Outcome.PLANNER_ERROR
-        result.detail = f"no plan; exit code {result.returncode}" + (f"; ENHSP said: {last[:200]}" if last else "")
+        planner_ended_without_plan(result, log, "ENHSP")
 
 
 def run_enhsp(
@@ -183,13 +181,8 @@ def run_enhsp(
     lifted: LiftedTask | None = None,
 ) -> FDResult:
     """Run ENHSP on one task under a wall-clock budget (see the module docstring)."""
-    if isinstance(config, str):
-        if config not in ENHSP_CONFIGS:
-            raise ValueError(f"unknown ENHSP configuration '{config}'; known: {', '.join(ENHSP_CONFIGS)}")
-        config = ENHSP_CONFIGS[config]
-    if time_limit <= 0 or memory_mb <= 0:
-        raise ValueError("the time and memory limits must be positive")
-    result = FDResult(Outcome.INPUT_ERROR, "", config, float(time_limit), int(memory_mb))
+    result = new_result(ENHSP_CONFIGS, config, time_limit, memory_mb, "ENHSP configuration")
+    config = result.config
     return supervised_run(
         result, domain, problem, lifted, workdir, cancel, stale=lambda name: name in (PLAN_FILE, LOG_FILE),
         log_name=LOG_FILE, command=lambda d, p, run_dir: build_command(config, d, p, run_dir, memory_mb),

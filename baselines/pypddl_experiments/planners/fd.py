@@ -270,6 +270,9 @@ def _aliases(driver: Path) -> tuple[str, ...]:
 # ----------------------------------------------------------------------------- configurations
 
 
+TIMED_PLANNERS = ("lpg", "tamer")
+
+
 @dataclass(frozen=True)
 class PlannerConfig:
     """A planner configuration: for Fast Downward an ``--alias`` or search
@@ -287,6 +290,11 @@ class PlannerConfig:
     @property
     def method(self) -> str:
         return f"fd-{self.name}" if self.planner == "fd" else self.name
+
+    @property
+    def timed(self) -> bool:
+        """A temporal planner's configuration (:mod:`.temporal`): its plans are timed."""
+        return self.planner in TIMED_PLANNERS
 
     @property
     def search(self) -> str | None:
@@ -436,6 +444,9 @@ class FDResult:
         tasks, with the plan's real cost)."""
         if self.plan is None:
             return ""
+        if self.config.timed:  # a timed plan: its steps, then the value its validator computed
+            value = self.plan_cost
+            return "".join(f"{s}\n" for s in self.plan) + (f"; value = {_number(value)}\n" if value is not None else "")
         chosen = self._chosen()
         cost = self.plan_cost if self.plan_cost is not None else len(self.plan)
         kind = "unit" if chosen is None or chosen.unit_cost else "general"
@@ -451,7 +462,7 @@ class FDResult:
                 parts.append(f"checked by VAL: {self.engine_gap}")
             chosen = self._chosen()
             if chosen is not None and not chosen.unit_cost and self.plan_cost is not None:
-                parts.append(f"cost {_number(self.plan_cost)}")
+                parts.append(f"{'value' if self.config.timed else 'cost'} {_number(self.plan_cost)}")
         if self.last_plan_s is not None:
             parts.append(f"plan at {self.last_plan_s:.2f}s")
         parts.append(f"wall {self.wall_s:.2f}s of {self.time_limit:g}s")
@@ -838,6 +849,50 @@ def supervised_run(
             result.workdir = str(run_dir)
         else:
             shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def new_result(configs: dict[str, PlannerConfig], config: PlannerConfig | str, time_limit: float,
+               memory_mb: int, what: str) -> FDResult:
+    """The empty result of a run of ``config`` (a name looked up in
+    ``configs``, where ``what`` names them in the error) after checking the
+    limits: for the planners that write one plan (ENHSP, LPG, TAMER)."""
+    if isinstance(config, str):
+        if config not in configs:
+            raise ValueError(f"unknown {what} '{config}'; known: {', '.join(configs)}")
+        config = configs[config]
+    if time_limit <= 0 or memory_mb <= 0:
+        raise ValueError("the time and memory limits must be positive")
+    return FDResult(Outcome.INPUT_ERROR, "", config, float(time_limit), int(memory_mb))
+
+
+def return_last_plan(result: FDResult) -> bool:
+    """Return the last complete plan written before the deadline, with its
+    verdict and outcome (an invalid plan is the planner's error); ``False``
+    when there is none. For the planners that write one plan."""
+    usable = [p for p in result.plans if p.complete and p.before_deadline]
+    if not usable:
+        return False
+    chosen = usable[-1]
+    result.plan, result.plan_valid, result.validation = chosen.steps, chosen.valid, chosen.message
+    result.validator = chosen.validator
+    if chosen.valid is False:
+        result.outcome, result.detail = Outcome.PLANNER_ERROR, f"the planner's plan is invalid: {chosen.message}"
+    else:
+        result.outcome = Outcome.SOLVED
+        result.detail = "plan found" if chosen.valid else f"plan found, not validated: {chosen.message}"
+    return True
+
+
+def planner_ended_without_plan(result: FDResult, log: str, who: str) -> None:
+    """The outcome of a run that ended by itself (or by a signal) with no
+    plan and nothing in its log that says why: the planner's error, with
+    the last line it printed."""
+    result.outcome = Outcome.PLANNER_ERROR
+    if result.returncode is not None and result.returncode < 0:
+        result.detail = f"killed by signal {-result.returncode}"
+        return
+    last = next((ln.strip() for ln in reversed(log.splitlines()) if ln.strip()), "")
+    result.detail = f"no plan; exit code {result.returncode}" + (f"; {who} said: {last[:200]}" if last else "")
 
 
 def _decide(result: FDResult) -> None:

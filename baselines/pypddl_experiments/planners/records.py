@@ -34,6 +34,7 @@ from pypddl_experiments.runs.tasks import TaskRef
 from .enhsp import enhsp_provenance
 from .fd import VALIDATOR_ENGINE, FDResult, fd_provenance, fd_version
 from .outcomes import record_outcome
+from .temporal import temporal_provenance
 
 __all__ = [
     "SCHEMA",
@@ -91,6 +92,9 @@ def make_record(
     if config.planner == "enhsp":
         planner["name"] = "enhsp"
         planner["enhsp"] = enhsp_provenance()
+    elif config.timed:
+        planner["name"] = config.planner
+        planner[config.planner] = temporal_provenance(config.planner)
     else:
         planner.update(fd_version=fd_version(), fd_release=fd_provenance()["release"],
                        fd_revision=fd_provenance()["git_revision"])

