@@ -288,7 +288,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
 
     Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
     action such as '(unstack c a)' or 'unstack c a'; 'help' lists the other
-    commands (state, actions, undo, save, restore, reset, history, validate,
+    commands (state, actions, undo, save, restore, reset, history, write, validate,
     distance, heuristics, deadend, quit). Tab
     completes commands and the applicable actions, in either form.
 

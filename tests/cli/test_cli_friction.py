@@ -1,0 +1,88 @@
+"""Issue 34: what a newcomer tripped over on the command line.
+
+play's history and plain ``unstack c a`` lines are plan input, and play
+writes its plan; long goals are summarised; ``pypddl tasks`` lists the
+bundled tasks; file errors are reported one way; an empty plan folder is bad
+input; an invalid plan is worded the same everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from pypddlengine import load_task, validate_plan
+from pypddlengine.bundled import bundled_task
+from pypddlengine.cli import main
+from pypddlengine.syntax import parse_plan
+
+PLAN = ["(unstack c a)", "(put-down c)", "(pick-up b)", "(stack b c)", "(pick-up a)", "(stack a b)"]
+
+
+def invoke(*args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+# --- item 3: play's output is plan input; play writes the plan ---------------------------------------
+
+
+def test_plays_history_and_bare_steps_are_valid_plan_input(tmp_path: Path) -> None:
+    script = "".join(f"{step[1:-1]}\n" for step in PLAN) + f"history\nwrite {tmp_path / 'p01.plan'}\nquit\n"
+    played = invoke("play", "--task", "blocksworld/p01", stdin=script)
+    assert played.exit_code == 0, played.output
+    assert "wrote 6 steps to" in played.output
+    history = [line for line in played.output.splitlines() if line[:2] in {f"{k}." for k in range(1, 7)}]
+    assert history[0] == "1. (unstack c a)" and len(history) == 6
+    bare = "\n".join(step[1:-1] for step in PLAN) + "\n"
+    files = {"history.plan": "\n".join(history) + "\n", "bare.plan": bare,
+             "mixed.plan": "; a comment\n1. unstack c a  ; step one\n  PUT-DOWN c\n" + "\n".join(PLAN[2:]) + "\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        assert [s.text.lower() for s in parse_plan(text).steps] == PLAN, name
+    task = load_task(*bundled_task("blocksworld/p01"))
+    assert validate_plan(task, bare.splitlines()).valid
+    for name in ("p01.plan", *files):
+        result = invoke("validate", "--task", "blocksworld/p01", str(tmp_path / name))
+        assert result.exit_code == 0 and "valid plan" in result.output, (name, result.output)
+
+
+def test_what_is_neither_form_is_still_a_plan_syntax_error() -> None:
+    import pytest
+
+    from pypddlengine import PDDLSyntaxError
+
+    for text, where in (("(pick-up a)\ncost = 4\n", (2, 1)), ("0.5: pick-up a\n", (1, 6)), ("p\u00fct a b\n", (1, 1))):
+        with pytest.raises(PDDLSyntaxError) as caught:
+            parse_plan(text)
+        assert caught.value.code == "PLAN_SYNTAX" and caught.value.span is not None
+        assert (caught.value.span.line, caught.value.span.column) == where, (text, caught.value)
+    # VAL's time prefixes keep their meaning: "0.5:" is a time, "1." a play line number
+    assert parse_plan("0.5: (pick-up a)\n").steps[0].time == 0.5
+
+
+def test_play_write_without_a_name_or_to_a_bad_place() -> None:
+    out = invoke("play", "--task", "blocksworld/p01", stdin="write\nwrite /nonexistent-dir/x.plan\nquit\n").output
+    assert "x write takes a file name" in out and "x cannot write '/nonexistent-dir/x.plan'" in out
+
+
+def test_play_summarises_a_long_goal_line() -> None:
+    from pypddlengine.play import SUMMARY_CHARS, summarised
+
+    atoms = [f"(on b{k} b{k + 1})" for k in range(500)]
+    line = summarised(atoms, "goal")
+    assert len(line) < SUMMARY_CHARS + 60 and line.endswith("more ('goal' shows them all)")
+    shown = line.split(" ... ")[0].split(") (")
+    assert f"and {500 - len(shown)} more" in line
+    assert summarised(atoms[:3], "goal") == " ".join(atoms[:3])
+    domain = "(define (domain d) (:predicates (p ?x)) (:action a :parameters (?x) :precondition (p ?x) :effect (not (p ?x))))"
+    objects = " ".join(f"o{k}" for k in range(300))
+    problem = (f"(define (problem q) (:domain d) (:objects {objects}) (:init (p o0)) "
+               f"(:goal (and {' '.join(f'(p o{k})' for k in range(300))})))")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "d.pddl").write_text(domain)
+        (Path(folder) / "q.pddl").write_text(problem)
+        out = invoke("play", str(Path(folder) / "d.pddl"), str(Path(folder) / "q.pddl"), stdin="quit\n").output
+    goal_line = next(line for line in out.splitlines() if line.startswith("goal: "))
+    assert len(goal_line) < SUMMARY_CHARS + 80 and "more ('goal' shows them all)" in goal_line
