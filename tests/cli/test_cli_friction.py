@@ -86,3 +86,67 @@ def test_play_summarises_a_long_goal_line() -> None:
         out = invoke("play", str(Path(folder) / "d.pddl"), str(Path(folder) / "q.pddl"), stdin="quit\n").output
     goal_line = next(line for line in out.splitlines() if line.startswith("goal: "))
     assert len(goal_line) < SUMMARY_CHARS + 80 and "more ('goal' shows them all)" in goal_line
+
+
+# --- item 1: an empty plan folder is bad input -------------------------------------------------------
+
+
+def test_an_empty_plan_folder_is_bad_input(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / ".hidden").write_text("(a)\n")
+    (tmp_path / "domain.pddl").write_text("")
+    for extra in ((), ("--json",)):
+        result = invoke("validate", "--task", "blocksworld/p01", str(tmp_path), *extra)
+        assert result.exit_code == 2, result.output
+        assert f"error[FILE_NOT_FOUND]: no plan files in {tmp_path}" in result.output
+    report = json.loads(invoke("validate", "--task", "blocksworld/p01", str(tmp_path), "--json").stdout)
+    assert report[0]["error"]["code"] == "FILE_NOT_FOUND"
+    # the click-free script says the same
+    d, p = bundled_task("blocksworld/p01")
+    script = subprocess.run([sys.executable, "-m", "pypddlengine.commands", "validate", str(d), str(p), str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert script.returncode == 2 and script.stderr.count("no plan files") == 1
+    # and an empty folder of problems is said the same way
+    empty = tmp_path / "problems"
+    empty.mkdir()
+    for command in ("validate", "check"):
+        result = invoke(command, str(d), str(empty))
+        assert result.exit_code == 2 and f"error[FILE_NOT_FOUND]: no problem files in {empty}" in result.output
+
+
+# --- item 4: pypddl tasks ----------------------------------------------------------------------------
+
+
+def test_tasks_lists_every_bundled_task_with_its_size_and_purpose() -> None:
+    import json
+
+    from pypddlengine.bundled import bundled_tasks
+
+    listed = invoke("tasks")
+    assert listed.exit_code == 0
+    lines = listed.output.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == bundled_tasks()
+    first = lines[0]
+    assert first.startswith("blocksworld/p01") and "3 blocks" in first and "optimal 6" in first and "default" in first
+    assert any("unsolvable" in line for line in lines if line.startswith("blocksworld-sizes/u01"))
+    assert lines[-1].startswith(f"{len(bundled_tasks())} tasks")
+    rows = json.loads(invoke("tasks", "gripper", "--json").output)
+    assert [r["task"] for r in rows] == bundled_tasks("gripper")
+    assert all(r["domain"] == "gripper" and r["size"] and r["purpose"] for r in rows)
+    unknown = invoke("tasks", "blockworld")
+    assert unknown.exit_code == 2 and "did you mean 'blocksworld'?" in unknown.output
+
+
+# --- item 6: file errors one way ---------------------------------------------------------------------
+
+
+def test_a_folder_given_as_a_file_is_file_not_found_in_every_command(tmp_path: Path) -> None:
+    d, p = bundled_task("blocksworld/p01")
+    for args in (("check", str(tmp_path), str(p)), ("ground", str(tmp_path), str(p)), ("play", str(tmp_path), str(p)),
+                 ("validate", str(tmp_path), str(p), "x.plan"), ("check", str(d), str(tmp_path / "missing.pddl"))):
+        result = invoke(*args, stdin="quit\n")
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.count("error[FILE_NOT_FOUND]") == 1 and "Usage:" not in result.output, (args, result.output)

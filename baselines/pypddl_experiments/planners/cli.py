@@ -109,8 +109,8 @@ def _release_option() -> Any:
 
 
 @click.command("solve")
-@click.argument("domain", type=click.Path(dir_okay=False), required=False)
-@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.argument("domain", required=False)  # read (and their errors reported) by the engine
+@click.argument("problem", required=False)
 @click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
 @_planner_option(("auto",), multiple=False)
 @_release_option()
@@ -182,8 +182,11 @@ def solve(
         click.echo("interrupted: the planner was stopped", err=True)
         sys.exit(INTERRUPTED)
     if result.outcome.value == "input_error":
-        click.echo(result.log_tail or result.detail, err=True)
-        click.echo(result.summary(), err=True)
+        summary = result.summary()
+        message = result.log_tail or result.detail
+        if message and message not in summary:  # the engine's own error is in the summary already: say it once
+            click.echo(message, err=True)
+        click.echo(summary, err=True)
         sys.exit(BAD_INPUT)
     cross = val_validate(d, p, result.plan_text()) if crosscheck and result.plan else None
     if as_json:
