@@ -301,7 +301,8 @@ def tasks(domain: str | None, as_json: bool) -> None:
     for r in rows:
         optimal = f"optimal {r['optimal_length']}" if r["optimal_length"] is not None else (
             "unsolvable" if r["solvable"] is False else "")
-        click.echo(f"{r['task']:<{width}}  {r['size'] or '':<{size_width}}  {optimal:<12}  {r['purpose'] or ''}".rstrip())
+        line = f"{r['task']:<{width}}  {r['size'] or '':<{size_width}}  {optimal:<12}  {r['purpose'] or ''}"
+        click.echo(line.rstrip())
     click.echo(f"{len(rows)} tasks; use one with --task, e.g. 'pypddl play --task {rows[0]['task']}'")
 
 

@@ -208,10 +208,6 @@ def _no_files(message: str) -> Exception:
     return PDDLError(message, code=ErrorCode.FILE_NOT_FOUND)
 
 
-def _all_steps(n: int) -> str:
-    return "its only step" if n == 1 else "an empty plan" if n == 0 else f"all {n} steps"
-
-
 def _describe(name: str, report: Any) -> str:
     if report.valid:
         cost = "" if report.unit_cost else f", cost {report.cost:g}"
@@ -222,13 +218,10 @@ def _describe(name: str, report: Any) -> str:
         elif report.metric_error is not None:
             cost += f"; the metric cannot be evaluated: {report.metric_error}"
         return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
-    lines = []
+    lines = [f"{name}: {report.headline()}"]  # the one wording of a verdict (ValidationReport.headline)
     if report.failure is not None:
-        f = report.failure
-        lines.append(f"{name}: INVALID: step {f.step} {f.action}: {f.message}")
-        lines.extend(f"  unsatisfied precondition: {u}" for u in f.unsatisfied)
+        lines.extend(f"  unsatisfied precondition: {u}" for u in report.failure.unsatisfied)
     else:
-        lines.append(f"{name}: INVALID: the goal does not hold after {_all_steps(report.length)}")
         lines.extend(f"  unsatisfied goal: {g}" for g in report.unsatisfied_goals)
     return "\n".join(lines)
 

@@ -74,7 +74,8 @@ def test_play_summarises_a_long_goal_line() -> None:
     shown = line.split(" ... ")[0].split(") (")
     assert f"and {500 - len(shown)} more" in line
     assert summarised(atoms[:3], "goal") == " ".join(atoms[:3])
-    domain = "(define (domain d) (:predicates (p ?x)) (:action a :parameters (?x) :precondition (p ?x) :effect (not (p ?x))))"
+    domain = ("(define (domain d) (:predicates (p ?x)) "
+              "(:action a :parameters (?x) :precondition (p ?x) :effect (not (p ?x))))"
     objects = " ".join(f"o{k}" for k in range(300))
     problem = (f"(define (problem q) (:domain d) (:objects {objects}) (:init (p o0)) "
                f"(:goal (and {' '.join(f'(p o{k})' for k in range(300))})))")
