@@ -75,7 +75,7 @@ def test_play_summarises_a_long_goal_line() -> None:
     assert f"and {500 - len(shown)} more" in line
     assert summarised(atoms[:3], "goal") == " ".join(atoms[:3])
     domain = ("(define (domain d) (:predicates (p ?x)) "
-              "(:action a :parameters (?x) :precondition (p ?x) :effect (not (p ?x))))"
+              "(:action a :parameters (?x) :precondition (p ?x) :effect (not (p ?x))))")
     objects = " ".join(f"o{k}" for k in range(300))
     problem = (f"(define (problem q) (:domain d) (:objects {objects}) (:init (p o0)) "
                f"(:goal (and {' '.join(f'(p o{k})' for k in range(300))})))")
@@ -151,3 +151,30 @@ def test_a_folder_given_as_a_file_is_file_not_found_in_every_command(tmp_path: P
         result = invoke(*args, stdin="quit\n")
         assert result.exit_code == 2, (args, result.output)
         assert result.output.count("error[FILE_NOT_FOUND]") == 1 and "Usage:" not in result.output, (args, result.output)
+
+
+# --- item 8: Ctrl-C tests in a run started with SIGINT ignored ---------------------------------------
+
+
+def test_ctrl_c_tests_skip_with_the_reason_when_sigint_is_ignored() -> None:
+    """``nohup python -m pytest ... &`` starts the run with SIGINT ignored, which
+    every child inherits: the Ctrl-C tests skip, saying so, rather than fail."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    test = "tests/unit/test_friction.py::test_play_ctrl_c_exit_code_in_a_real_process"
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'baselines'}"}
+
+    def run(ignore: bool) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", test],
+                              capture_output=True, text=True, cwd=root, env=env, timeout=300,
+                              preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore else None)
+
+    ignored = run(True)
+    assert ignored.returncode == 0 and "1 skipped" in ignored.stdout, ignored.stdout[-2000:]
+    assert "started with SIGINT ignored" in ignored.stdout
+    normal = run(False)
+    assert normal.returncode == 0 and "1 passed" in normal.stdout, normal.stdout[-2000:]

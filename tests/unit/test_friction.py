@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sigint_support import needs_sigint
 
 from pypddlengine import PDDLError, Session, open_session, validate_plan
 from pypddlengine.bundled import bundled_task
@@ -142,6 +143,7 @@ def test_play_ctrl_c_is_status_130(p01: tuple[Path, Path]) -> None:
     assert run_repl(Session(*p01), lambda _: None, None, lines=["state"]) == 0
 
 
+@needs_sigint
 def test_play_ctrl_c_exit_code_in_a_real_process(p01: tuple[Path, Path]) -> None:
     """SIGINT to a running ``pypddl play``: exit status 130, not 0."""
     import signal
