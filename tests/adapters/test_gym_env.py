@@ -388,3 +388,18 @@ def test_stepping_after_terminated_changes_nothing_and_warns_once() -> None:
     assert env.session.plan() == plan
     env.reset()
     assert not env.step("(unstack c a)")[2]
+
+
+def test_gymnasium_make_imports_the_module_named_before_the_colon() -> None:
+    """The documented form for a process that has not imported pypddlengine.gym."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import gymnasium, sys\nassert 'pypddlengine.gym' not in sys.modules\n"
+            "env = gymnasium.make('pypddlengine.gym:pypddlengine/blocksworld-p01-v0')\n"
+            "print(type(env.unwrapped).__name__, env.unwrapped.problem_names)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "PDDLEnv ['p01']"
