@@ -661,7 +661,7 @@ class _Judge:
                 report = validate_plan(self.lifted, parse_plan(text, filename=name))
             except PDDLError as err:
                 return False, f"unreadable plan: {err.message}", None, VALIDATOR_ENGINE
-            if report.valid and report.metric is not None:
+            if report.valid and report.metric is not None and self.lifted.numeric_task:  # else the metric is the cost
                 from pypddlengine.exact import to_text
 
                 self.metrics[name] = f"{to_text(report.metric)} ({report.metric_direction})"
