@@ -10,11 +10,13 @@ the folders sit next to the package; a wheel carries them as
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
+from typing import Any
 
 from .errors import ErrorCode, PDDLError
 
-__all__ = ["DEFAULT_TASK", "bundled_domains", "bundled_root", "bundled_task", "bundled_tasks"]
+__all__ = ["DEFAULT_TASK", "bundled_catalogue", "bundled_domains", "bundled_root", "bundled_task", "bundled_tasks"]
 
 DEFAULT_TASK = "blocksworld/p01"
 _PACKAGE = Path(__file__).resolve().parent
@@ -42,6 +44,18 @@ def bundled_tasks(domain: str | None = None) -> list[str]:
         if folder.is_dir():
             names.extend(f"{d}/{p.stem}" for p in sorted(folder.glob("*.pddl")))
     return names
+
+
+def bundled_catalogue(domain: str | None = None) -> list[dict[str, Any]]:
+    """Every bundled task (of one domain, or of all) with what
+    ``problems/ladder.json`` says of it: ``size``, ``solvable``,
+    ``optimal_length``, ``lama_first_length``, ``purpose`` ... (``None``
+    where the table says nothing), in :func:`bundled_tasks` order."""
+    ladder = bundled_root("problems") / "ladder.json"
+    known = {t["task"]: t for t in json.loads(ladder.read_text())["tasks"]} if ladder.is_file() else {}
+    fields = ("size", "solvable", "optimal_length", "optimal_by", "lama_first_length", "purpose")
+    return [{"task": name, "domain": name.partition("/")[0], **{f: known.get(name, {}).get(f) for f in fields}}
+            for name in bundled_tasks(domain)]
 
 
 def bundled_task(name: str) -> tuple[Path, Path]:

@@ -175,6 +175,13 @@ class _Checker:
         self.cost_functions: dict[str, Span | None] = {}
         """Functions read as action costs ``(increase (total-cost) (f ...))``."""
         self._untyped_warned = False
+        self.reads: dict[str, tuple[Span | None, SourceFile | None]] = {}
+        """Functions an action reads (in a condition, a value, or the target of increase ...), with the first read."""
+        self.readers: dict[str, set[str]] = {}
+        """Function -> the actions that read it."""
+        self.assigners: dict[str, set[str]] = {}
+        """Function -> the actions that assign it (one that does not also read it can give it a value first)."""
+        self._action_name = ""
         self.derived: set[str] = {a.predicate for a in domain.axioms}
         self._agree: dict[tuple[tuple[str, ...], tuple[str, ...], bool], bool] = {}
 
@@ -323,6 +330,7 @@ class _Checker:
     # ------------------------------------------------------------------ actions
 
     def _action(self, action: ActionDecl) -> None:
+        self._action_name = action.name
         self._parameters(action.parameters, f"action '{action.name}'")
         scope = {p.name: p.types for p in action.parameters}
         if action.precondition is not None:
@@ -426,6 +434,10 @@ class _Checker:
     def _numeric_effect(self, eff: NumericEffect, scope: dict[str, tuple[str, ...]]) -> None:
         target, value = eff.target, eff.value
         self.assigned.setdefault(target.name, eff.span)
+        if eff.op == "assign":
+            self.assigners.setdefault(target.name, set()).add(self._action_name)
+        else:  # increase, decrease, scale-up/down read the value they change
+            self._read(target)
         if not _is_action_cost(eff):
             self.feature("numeric-fluents", eff.span)
             self._function_term(target, scope, lifted=True)
@@ -485,6 +497,8 @@ class _Checker:
         if read and term.name in self.object_functions:
             self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                        f"the function '{term.name}' has object values, so it cannot be used as a number", term.span)
+        if read and lifted:
+            self._read(term)
         expected = self.functions[term.name]
         if len(expected) != len(term.terms):
             self.error(PDDLSemanticError, ErrorCode.ARITY_MISMATCH,
@@ -493,6 +507,10 @@ class _Checker:
             return
         for i, (t, exp) in enumerate(zip(term.terms, expected, strict=True)):
             self._term(t, exp, scope, term.span, i, f"function '{term.name}'", lifted=lifted)
+
+    def _read(self, term: FunctionTerm) -> None:
+        self.reads.setdefault(term.name, (term.span, self.source))
+        self.readers.setdefault(term.name, set()).add(self._action_name)
 
     # ------------------------------------------------------------------ atoms and terms
 
@@ -643,10 +661,41 @@ class _Checker:
         if negatives:
             self.warn("NEGATIVE_INIT", f"{negatives} negative literal(s) in :init are redundant under the "
                       "closed-world assumption and are ignored", None)
+        self._unset_reads(initial_values)
         if p.goal is not None:
             self._condition(p.goal, {}, "goal", lifted=False)
         if p.metric is not None:
             self._metric(p.metric)
+
+    def _unset_reads(self, initial: dict[tuple[str, tuple[str, ...]], Span | None]) -> None:
+        """Warn, at the read in the domain, when an action reads a function
+        to which :init gives no value at all: a step reading it cannot apply
+        (VAL: an undefined value), so every plan through it fails. Functions
+        of no or one parameter only, and none that an action assigns (a plan
+        may set it first). A table given for some objects only is not
+        reported: it is often partial on purpose (``(price ?l)`` for depots
+        only), read only where a precondition allows."""
+        objects = {**self.constants, **self.objects}
+        for name, (span, source) in self.reads.items():
+            if name in (TOTAL_COST, TOTAL_TIME) or name not in self.functions \
+                    or self.assigners.get(name, set()) - self.readers.get(name, set()):
+                continue
+            parameters = self.functions[name]
+            if len(parameters) > 1:
+                continue
+            if parameters:
+                missing = [f"({name} {o})" for o, types in objects.items()
+                           if self._types_agree(types, parameters[0], variable=False)
+                           and (name, (o,)) not in initial]
+            else:
+                missing = [] if (name, ()) in initial else [f"({name})"]
+            if not missing or len(missing) < sum(key[0] == name for key in initial) + len(missing):
+                continue  # a value for some object: maybe partial on purpose
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            self.warnings.append(PDDLWarning(
+                f"{shown} {'has' if len(missing) == 1 else 'have'} no value in :init, but an action reads "
+                f"'{name}' here: a step that reads an undefined value cannot be applied", code="UNDEFINED_VALUE_READ",
+                span=span, source=source))
 
     def _metric(self, metric: Metric) -> None:
         """``total-cost`` minimised is action costs; ``total-time`` alone is

@@ -220,8 +220,8 @@ def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bo
 
 
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False), required=False)
-@click.argument("problem", type=click.Path(), required=False)
+@click.argument("domain", required=False)  # files are read (and their errors reported) by the engine
+@click.argument("problem", required=False)
 @click.option("--task", "bundled", help=TASK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the diagnostics as JSON.")
 @click.option("--warnings/--no-warnings", default=True, help="Also print warnings (default: on).")
@@ -247,8 +247,8 @@ def check(domain: str | None, problem: str | None, bundled: str | None, as_json:
 
 
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False), required=False)
-@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.argument("domain", required=False)
+@click.argument("problem", required=False)
 @click.option("--task", "bundled", help=TASK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @click.option("--max-actions", type=int, default=3_000_000, show_default=True, help="Refuse larger groundings.")
@@ -264,12 +264,54 @@ def ground(domain: str | None, problem: str | None, bundled: str | None, as_json
     sys.exit(ground_files(domain, problem, as_json, max_actions))
 
 
+# ----------------------------------------------------------------------------- tasks
+
+
+@main.command()
+@click.argument("domain", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+def tasks(domain: str | None, as_json: bool) -> None:
+    """List the bundled tasks (of DOMAIN, or of all): name, size, optimal
+    plan length where known, and what each is for. Use a name with --task.
+
+    \b
+    Examples:
+      pypddl tasks
+      pypddl tasks gripper --json
+      pypddl play --task blocksworld/p03
+    """
+    import json
+
+    from .bundled import bundled_catalogue, bundled_domains
+    from .errors import ErrorCode, PDDLError
+
+    if domain is not None and domain not in bundled_domains():
+        import difflib
+
+        close = difflib.get_close_matches(domain, bundled_domains(), n=1, cutoff=0.5)
+        report_error(PDDLError(f"no bundled domain '{domain}'" + (f"; did you mean '{close[0]}'?" if close else ""),
+                               code=ErrorCode.UNKNOWN_TASK, hint=f"bundled domains: {', '.join(bundled_domains())}"))
+        sys.exit(BAD_INPUT)
+    rows = bundled_catalogue(domain)
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    width = max(len(r["task"]) for r in rows)
+    size_width = max(len(r["size"] or "") for r in rows)
+    for r in rows:
+        optimal = f"optimal {r['optimal_length']}" if r["optimal_length"] is not None else (
+            "unsolvable" if r["solvable"] is False else "")
+        line = f"{r['task']:<{width}}  {r['size'] or '':<{size_width}}  {optimal:<12}  {r['purpose'] or ''}"
+        click.echo(line.rstrip())
+    click.echo(f"{len(rows)} tasks; use one with --task, e.g. 'pypddl play --task {rows[0]['task']}'")
+
+
 # ----------------------------------------------------------------------------- play
 
 
 @main.command()
-@click.argument("domain", type=click.Path(dir_okay=False), required=False)
-@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.argument("domain", required=False)
+@click.argument("problem", required=False)
 @click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
 @click.option("--feedback", type=click.Choice(FEEDBACK_LEVELS), default="full",
               show_default=True, help="How much the session says after each step (paper: success, state and "
@@ -288,7 +330,7 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
 
     Give DOMAIN and PROBLEM files, or --task NAME for a bundled task. Type an
     action such as '(unstack c a)' or 'unstack c a'; 'help' lists the other
-    commands (state, actions, undo, save, restore, reset, history, validate,
+    commands (state, actions, undo, save, restore, reset, history, write, validate,
     distance, heuristics, deadend, quit). Tab
     completes commands and the applicable actions, in either form.
 

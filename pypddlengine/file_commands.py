@@ -54,15 +54,23 @@ def echo_json(data: Any) -> None:
 def plan_paths(names: Sequence[str]) -> tuple[list[str], bool]:
     """The plan files named: each argument itself, or for a folder every file
     in it (not below it) in name order, skipping hidden files and ``.pddl``
-    files (a task folder's domain and problem). Also whether a folder was given."""
+    files (a task folder's domain and problem). Also whether a folder was given.
+    A folder without a plan file is bad input (``FILE_NOT_FOUND``), as an
+    empty folder of problems is."""
+    from .errors import ErrorCode, PDDLError
+
     paths: list[str] = []
     folder = False
     for name in names:
         if name != "-" and os.path.isdir(name):
             folder = True
             with os.scandir(name) as entries:
-                paths.extend(sorted(e.path for e in entries if e.is_file() and not e.name.startswith(".")
-                                    and not e.name.lower().endswith(".pddl")))
+                found = sorted(e.path for e in entries if e.is_file() and not e.name.startswith(".")
+                               and not e.name.lower().endswith(".pddl"))
+            if not found:
+                raise PDDLError(f"no plan files in {name}", code=ErrorCode.FILE_NOT_FOUND,
+                                hint="every file of a plan folder is read as a plan, but hidden and .pddl files")
+            paths.extend(found)
         else:
             paths.append(name)
     return paths, folder
@@ -117,7 +125,11 @@ def _validate_all(
             return BAD_INPUT, [], False
         if not quiet:
             report_warnings(task.report)
-    names, folder = plan_paths(plans)
+    try:
+        names, folder = plan_paths(plans)
+    except PDDLError as err:
+        report_error(err)
+        return BAD_INPUT, [{"plan": plans[0] if len(plans) == 1 else list(plans), "error": err.to_dict()}], True
     space = LazyTask(task)  # one for the batch: each ground step is instantiated once, not once per plan
     status = OK
     results: list[dict[str, Any]] = []
@@ -181,16 +193,19 @@ def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool
             counts["valid" if result.get("valid") else "invalid"] += 1
             results.append({"problem": problem, **result})
     if not results:
-        echo(f"error: no problem files in {problems}" if not without else
-             f"error: no plans (<problem>.plan or <problem>.plan.N) in {plan_folder}", err=True)
+        report_error(_no_files(f"no problem files in {problems}" if not without else
+                               f"no plans (<problem>.plan or <problem>.plan.N) in {plan_folder}"))
         return BAD_INPUT, None
     if not quiet and not as_json:
         echo(f"{counts['valid']} valid, {counts['invalid']} invalid, {counted(len(without), 'problem')} without a plan")
     return status, results
 
 
-def _all_steps(n: int) -> str:
-    return "its only step" if n == 1 else "an empty plan" if n == 0 else f"all {n} steps"
+def _no_files(message: str) -> Exception:
+    """A folder without the files a command reads: bad input, as a missing file is."""
+    from .errors import ErrorCode, PDDLError
+
+    return PDDLError(message, code=ErrorCode.FILE_NOT_FOUND)
 
 
 def _describe(name: str, report: Any) -> str:
@@ -203,13 +218,10 @@ def _describe(name: str, report: Any) -> str:
         elif report.metric_error is not None:
             cost += f"; the metric cannot be evaluated: {report.metric_error}"
         return f"{name}: valid plan ({counted(report.length, 'step')}{cost})"
-    lines = []
+    lines = [f"{name}: {report.headline()}"]  # the one wording of a verdict (ValidationReport.headline)
     if report.failure is not None:
-        f = report.failure
-        lines.append(f"{name}: INVALID: step {f.step} {f.action}: {f.message}")
-        lines.extend(f"  unsatisfied precondition: {u}" for u in f.unsatisfied)
+        lines.extend(f"  unsatisfied precondition: {u}" for u in report.failure.unsatisfied)
     else:
-        lines.append(f"{name}: INVALID: the goal does not hold after {_all_steps(report.length)}")
         lines.extend(f"  unsatisfied goal: {g}" for g in report.unsatisfied_goals)
     return "\n".join(lines)
 
@@ -283,7 +295,7 @@ def _check_folder(domain: str, folder: str, as_json: bool, warnings: bool) -> in
         return BAD_INPUT
     files = problem_files(folder)
     if not files:
-        echo(f"error: no problem files in {folder}", err=True)
+        report_error(_no_files(f"no problem files in {folder}"))
         return BAD_INPUT
     own = run_check(d)
     seen = frozenset(e.render() for e in (*own.errors, *own.warnings))

@@ -27,14 +27,33 @@ convention sb3-contrib's MaskablePPO expects; ``"text"`` takes PDDL action
 text such as ``"(stack a b)"``. ``step`` accepts an index or a text in both
 modes. An inapplicable, unknown or malformed action never ends an episode:
 nothing changes, the reward is ``invalid_action_reward`` and
-``info["failure"]`` says why (the engine's why-not).
+``info["failure"]`` says why (the engine's why-not). It still counts as a
+step toward ``max_steps``.
 
 Rewards: ``reward="step"`` gives -1 per executed action, ``reward="cost"``
 the negated action cost; ``goal_reward`` is added on reaching the goal.
-``terminated`` is true in a goal state, ``truncated`` after ``max_steps``.
+``terminated`` is true in a goal state and in a state where no action is
+applicable (a dead end the agent cannot leave: ``info["termination"]`` says
+``"no applicable action"``, ``"goal"`` otherwise); ``truncated`` after
+``max_steps`` steps, invalid ones included. After ``terminated`` the episode
+is over: a further ``step`` before ``reset`` changes nothing, rewards 0 and
+warns once, as Gymnasium's own environments do.
 ``info`` carries the engine's feedback at the session's level (``feedback=``:
 goal progress from ``"progress"``, the heuristic distance and dead ends from
 ``"heuristic"``, why-not hints and a relaxed plan at ``"full"``).
+
+Rendering (``render_mode=``): ``"ansi"`` gives the goal, the state and the
+applicable actions as text; ``"rgb_array"`` the same text drawn into a fixed
+size image (a ``uint8`` array of shape ``(576, 768, 3)``, drawn with a small
+built-in bitmap font), so video recorders and vectorising wrappers such as
+Stable-Baselines3's ``make_vec_env`` (which asks for ``rgb_array``) work.
+
+The environment pickles (for subprocess vector environments and Ray): its
+state is the PDDL text, its options and the current episode, and unpickling
+grounds the task again and replays the episode's actions.
+
+``gymnasium.make`` can import this module itself when the id names it:
+``gymnasium.make("pypddlengine.gym:pypddlengine/blocksworld-p02-v0")``.
 
 This module uses only the engine's public API (sessions, their tasks'
 atoms and actions); the engine never imports it.
@@ -57,9 +76,9 @@ except ImportError as err:  # pragma: no cover - depends on the installation
 
 from . import ErrorCode, Failure, GroundAction, Session, StepResult, Task, UnsupportedRequirementError, open_session
 from .bundled import bundled_task, bundled_tasks
-from .sources import is_pddl_text
+from .sources import is_pddl_text, read_source
 
-__all__ = ["ENV_ID", "OBSERVATIONS", "PDDLEnv", "register_envs", "task_env_id"]
+__all__ = ["ENV_ID", "NO_APPLICABLE_ACTION", "OBSERVATIONS", "PDDLEnv", "register_envs", "task_env_id", "text_image"]
 
 ENV_ID = "pypddlengine/PDDL-v0"
 """The generic environment: ``gymnasium.make(ENV_ID, domain=..., problem=...)``."""
@@ -158,7 +177,7 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
     ``session_options`` go to :func:`pypddlengine.open_session`
     (``heuristic``, ``observation`` rules, ``options`` ...)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
 
     def __init__(
         self,
@@ -186,7 +205,8 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         if max_steps is not None and max_steps < 1:
             raise ValueError("max_steps must be at least 1 (or None for no limit)")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode '{render_mode}'; this environment renders 'ansi'")
+            raise ValueError(f"unknown render_mode '{render_mode}'; this environment renders "
+                             f"{' or '.join(repr(m) for m in self.metadata['render_modes'])}")
         if task is not None:
             if domain is not None or problem is not None:
                 raise TypeError("give either task= (a bundled task) or domain and problem, not both")
@@ -194,8 +214,15 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         elif domain is None or problem is None:
             raise TypeError("PDDLEnv needs task= (e.g. 'blocksworld/p01') or a domain and a problem")
         session_options.setdefault("backend", "grounded")  # a fixed action space needs every ground action
+        sources = _problem_sources(problem)
         self.problems = [_Problem(name, open_session(domain, source, feedback=feedback, **session_options))
-                         for name, source in _problem_sources(problem)]
+                         for name, source in sources]
+        # what a pickle holds to build the environment again (see __getstate__)
+        self._pddl = (_text(domain, "domain"), [_text(source, "problem") for _, source in sources])
+        self._made = {"observation": observation, "action_mode": action_mode, "reward": reward,
+                      "goal_reward": goal_reward, "invalid_action_reward": invalid_action_reward,
+                      "max_steps": max_steps, "feedback": feedback, "goal_in_observation": goal_in_observation,
+                      "render_mode": render_mode, **session_options}
         names = [p.name for p in self.problems]
         if len(set(names)) != len(names):  # files of the same stem in a list: number them
             for k, p in enumerate(self.problems):
@@ -243,6 +270,8 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         self._current = self.problems[0]
         self._steps = 0
         self._done = False
+        self._terminated = False
+        self._warned_after_terminated = False
 
     # ------------------------------------------------------------------ the gymnasium API
 
@@ -256,14 +285,25 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         self._current.session.reset()
         self._steps = 0
         self._done = False
+        self._terminated = False
         session = self._current.session
         info: dict[str, Any] = {"problem": self._current.name, "step": 0, "goal_reached": session.is_goal()}
+        if not session.is_goal() and not session.applicable_actions():
+            info["termination"] = NO_APPLICABLE_ACTION  # the first step will end the episode
         info.update(_feedback_info(session.current_feedback()))
         return self._observe(), info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         problem = self._current
         session = problem.session
+        if self._terminated:  # Gymnasium's convention: undefined, so change nothing and warn once
+            if not self._warned_after_terminated:
+                gym.logger.warn("step() called after this episode terminated; call reset() first: the step "
+                                "changes nothing and rewards 0")
+                self._warned_after_terminated = True
+            return self._observe(), 0.0, True, False, {"problem": problem.name, "step": self._steps,
+                                                       "applied": False, "goal_reached": session.is_goal(),
+                                                       "is_success": session.is_goal(), "after_terminated": True}
         before = session.state
         self._steps += 1
         result = self._execute(problem, action)
@@ -284,16 +324,46 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
             reward += self.goal_reward
         info["is_success"] = terminated
         info.update(_feedback_info(result.feedback))
+        if terminated:
+            info["termination"] = "goal"
+        elif not session.applicable_actions():  # a dead end no action leaves: masks would be all false
+            terminated = True
+            info["termination"] = NO_APPLICABLE_ACTION
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         self._done = terminated or truncated
+        self._terminated = terminated
         return self._observe(), float(reward), bool(terminated), bool(truncated), info
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi":
+    def render(self) -> Any:
+        if self.render_mode not in ("ansi", "rgb_array"):
             return None
         session = self._current.session
-        return (f"problem {self._current.name}, step {self._steps}\n{self._text()}\n"
+        text = (f"problem {self._current.name}, step {self._steps}\n{self._text()}\n"
                 f"applicable: {' '.join(session.applicable_names()) or 'none'}\n")
+        return text if self.render_mode == "ansi" else text_image(text)
+
+    # ------------------------------------------------------------------ pickling
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The PDDL text, the options and the episode: no grounded task (it
+        holds generated code that does not pickle)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("problems", "_current")}
+        state["_problem_names"] = self.problem_names
+        state["_episode"] = (self.problems.index(self._current), self._current.session.plan())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        domain, problems = state["_pddl"]
+        made = dict(state["_made"])
+        PDDLEnv.__init__(self, domain, problems if len(problems) > 1 else problems[0], **made)
+        for p, name in zip(self.problems, state.pop("_problem_names"), strict=True):
+            p.name = name
+        current, plan = state.pop("_episode")
+        self.__dict__.update(state)
+        self._current = self.problems[current]
+        for text in plan:
+            if not self._current.session.execute(text).success:  # pragma: no cover - the same task and state
+                raise RuntimeError(f"unpickling could not replay '{text}'")
 
     # ------------------------------------------------------------------ helpers for agents
 
@@ -378,6 +448,15 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         return f"goal: {' '.join(problem.goal)}\nstate: {' '.join(problem.session.state_atoms())}"
 
 
+NO_APPLICABLE_ACTION = "no applicable action"
+"""``info["termination"]`` when an episode ends in a state where no action applies."""
+
+
+def _text(source: Any, kind: str) -> str | bytes:
+    """The PDDL text of a file or text source (what a pickle keeps)."""
+    return read_source(source, kind)[0]
+
+
 def _rejected(session: Session, text: str, message: str) -> StepResult:
     """A failed step for an action index the environment cannot map to a
     ground action of the current problem (nothing changes)."""
@@ -407,6 +486,82 @@ def _feedback_info(feedback: Any) -> dict[str, Any]:
     if feedback.revisited_step is not None:
         info["revisited_step"] = feedback.revisited_step
     return info
+
+
+# ---------------------------------------------------------------------------- rgb_array rendering
+
+# A 3x5 bitmap font drawn for this module (rows top to bottom, "#" is ink).
+# Letters are drawn as capitals; PDDL names are case-insensitive, and a
+# character without a glyph is drawn as a full block.
+_GLYPHS = {
+    "a": "###|#.#|###|#.#|#.#", "b": "##.|#.#|##.|#.#|##.", "c": "###|#..|#..|#..|###", "d": "##.|#.#|#.#|#.#|##.",
+    "e": "###|#..|##.|#..|###", "f": "###|#..|##.|#..|#..", "g": "###|#..|#.#|#.#|###", "h": "#.#|#.#|###|#.#|#.#",
+    "i": "###|.#.|.#.|.#.|###", "j": "..#|..#|..#|#.#|###", "k": "#.#|#.#|##.|#.#|#.#", "l": "#..|#..|#..|#..|###",
+    "m": "#.#|###|###|#.#|#.#", "n": "##.|#.#|#.#|#.#|#.#", "o": "###|#.#|#.#|#.#|###", "p": "###|#.#|###|#..|#..",
+    "q": "###|#.#|#.#|###|..#", "r": "##.|#.#|##.|#.#|#.#", "s": "###|#..|###|..#|###", "t": "###|.#.|.#.|.#.|.#.",
+    "u": "#.#|#.#|#.#|#.#|###", "v": "#.#|#.#|#.#|#.#|.#.", "w": "#.#|#.#|###|###|#.#", "x": "#.#|#.#|.#.|#.#|#.#",
+    "y": "#.#|#.#|.#.|.#.|.#.", "z": "###|..#|.#.|#..|###",
+    "0": ".#.|#.#|#.#|#.#|.#.", "1": ".#.|##.|.#.|.#.|###", "2": "##.|..#|.#.|#..|###", "3": "##.|..#|.#.|..#|##.",
+    "4": "#.#|#.#|###|..#|..#", "5": "###|#..|##.|..#|##.", "6": ".##|#..|###|#.#|###", "7": "###|..#|.#.|.#.|.#.",
+    "8": "###|#.#|###|#.#|###", "9": "###|#.#|###|..#|##.",
+    "(": ".#.|#..|#..|#..|.#.", ")": ".#.|..#|..#|..#|.#.", "-": "...|...|###|...|...", "_": "...|...|...|...|###",
+    ":": "...|.#.|...|.#.|...", ",": "...|...|...|.#.|#..", ".": "...|...|...|...|.#.", "/": "..#|..#|.#.|#..|#..",
+    "=": "...|###|...|###|...", "?": "##.|..#|.#.|...|.#.", "!": ".#.|.#.|.#.|...|.#.", "+": "...|.#.|###|.#.|...",
+    "<": "..#|.#.|#..|.#.|..#", ">": "#..|.#.|..#|.#.|#..", "*": "#.#|.#.|#.#|...|...", " ": "...|...|...|...|...",
+}
+_COLUMNS, _LINES, _SCALE = 96, 48, 2
+"""The image holds 48 lines of 96 characters, each in a 4x6 cell scaled by 2."""
+
+
+def _glyph(char: str) -> np.ndarray:
+    rows = _GLYPHS.get(char.lower(), "###|###|###|###|###").split("|")
+    cell = np.zeros((6, 4), dtype=bool)
+    cell[:5, :3] = [[c == "#" for c in row] for row in rows]
+    return cell
+
+
+_CELLS = {c: _glyph(c) for c in _GLYPHS}
+
+
+def text_lines(text: str, columns: int = _COLUMNS, lines: int = _LINES) -> list[str]:
+    """``text`` wrapped at ``columns`` (at spaces where it can), at most
+    ``lines`` lines; a cut is marked with ``...``."""
+    out: list[str] = []
+    for paragraph in text.splitlines():
+        line = ""
+        for word in paragraph.split(" "):
+            while len(word) > columns:  # a word longer than a line is split
+                if line:
+                    out.append(line)
+                    line = ""
+                out.append(word[:columns])
+                word = word[columns:]
+            if line and len(line) + 1 + len(word) > columns:
+                out.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        out.append(line)
+    if len(out) > lines:
+        out = [*out[:lines - 1], out[lines - 1][:columns - 3] + "..."]
+    return out
+
+
+def text_image(text: str) -> np.ndarray:
+    """``text`` drawn black on white into a ``(576, 768, 3)`` ``uint8`` image."""
+    ink = np.zeros((_LINES * 6, _COLUMNS * 4), dtype=bool)
+    blank = _CELLS[" "]
+    for row, line in enumerate(text_lines(text)):
+        for col, char in enumerate(line):
+            cell = _CELLS.get(char.lower())
+            if cell is None:
+                cell = _glyph(char)
+            if cell is not blank:
+                ink[row * 6:row * 6 + 6, col * 4:col * 4 + 4] = cell
+    ink = ink.repeat(_SCALE, axis=0).repeat(_SCALE, axis=1)
+    image = np.full((*ink.shape, 3), 255, dtype=np.uint8)
+    image[ink] = 0
+    return image
 
 
 # ---------------------------------------------------------------------------- registration

@@ -31,6 +31,7 @@ commands:
   checkpoints | delete NAME     list the checkpoints, or forget one
   reset                         back to the initial state
   history                       the executed actions
+  write FILE                    write the history as a plan file (what 'pypddl validate' reads)
   validate                      validate the history as a plan
   distance                      relaxed-plan distance to the goal (h_FF)
   heuristics                    every heuristic value and the landmarks reached so far
@@ -39,10 +40,27 @@ commands:
   quit                          leave"""
 
 
+SUMMARY_CHARS = 400
+"""A goal or state line longer than this is cut, saying how many atoms were left out."""
+
+
+def summarised(atoms: list[str], command: str, limit: int = SUMMARY_CHARS) -> str:
+    """``atoms`` joined by spaces; past ``limit`` characters the rest is
+    counted, with the command that shows them all."""
+    shown: list[str] = []
+    size = 0
+    for atom in atoms:
+        if shown and size + len(atom) + 1 > limit:
+            return f"{' '.join(shown)} ... and {len(atoms) - len(shown)} more ('{command}' shows them all)"
+        shown.append(atom)
+        size += len(atom) + 1
+    return " ".join(shown)
+
+
 def _paper_step(result: StepResult, state: list[str], values: list[str] = ()) -> list[str]:  # type: ignore[assignment]
     """A step at feedback level paper: the success flag, the state and the
     goal-reached flag, nothing more (see ``mcp_server/render.py``)."""
-    return [f"{'ok' if result.success else 'x'} {result.action}", f"  state: {' '.join(state)}",
+    return [f"{'ok' if result.success else 'x'} {result.action}", f"  state: {summarised(state, 'state')}",
             *([f"  values: {', '.join(values)}"] if values else []),
             f"  goal reached: {'yes' if result.goal_reached else 'no'}"]
 
@@ -151,6 +169,8 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
     if word == "history":
         plan = session.plan()
         return [f"{i}. {a}" for i, a in enumerate(plan, 1)] or ["(no steps yet)"], False
+    if word == "write":
+        return _write_plan(session, rest), False
     if word == "validate":
         return [session.validate().summary()], False
     if word in ("distance", "heuristics") and session.grounded is None:
@@ -171,7 +191,22 @@ def handle(session: Session, line: str) -> tuple[list[str], bool]:
 
 
 COMMANDS = ("state", "actions", "goal", "why ", "undo", "save ", "restore ", "checkpoints", "delete ", "reset",
-            "history", "validate", "distance", "heuristics", "deadend", "help", "quit")
+            "history", "write ", "validate", "distance", "heuristics", "deadend", "help", "quit")
+
+
+def _write_plan(session: Session, rest: str) -> list[str]:
+    """The history as a plan file: one ``(action args)`` per line, as
+    ``pypddl validate`` and VAL read it."""
+    path = rest.strip()
+    if not path:
+        return ["x write takes a file name, e.g. 'write p01.plan'"]
+    plan = session.plan()
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write("".join(f"{step}\n" for step in plan))
+    except OSError as err:
+        return [f"x cannot write '{path}': {err.strerror or err}"]
+    return [f"wrote {counted(len(plan), 'step')} to {path}"]
 
 
 def _heuristics(session: Session) -> list[str]:
@@ -247,7 +282,7 @@ def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[
     if session.grounded is None:
         echo(f"backend: {session.backend_note}")
     goal = session.goal_status()
-    echo(f"goal: {' '.join(goal.unsatisfied + goal.satisfied)}")
+    echo(f"goal: {summarised([*goal.unsatisfied, *goal.satisfied], 'goal')}")
     start = session.current_feedback() if session.feedback_level >= FeedbackLevel.HEURISTIC else None
     if start is not None and start.dead_end:  # the task is proved unsolvable
         for note in start.notes:

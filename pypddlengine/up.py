@@ -16,11 +16,18 @@ Two operation modes: ``SequentialSimulator`` (initial state, applicable
 actions, apply, goal test) and ``PlanValidator`` (sequential plans; a failed
 validation says which step fails and which preconditions or goals do not
 hold). The UP problem is converted with UP's own ``PDDLWriter`` and loaded by
-the engine; names are mapped back with the writer's renamings. Only the
-fragment the engine simulates is declared (:func:`PypddlEngine.supported_kind`):
-STRIPS with flat or hierarchical typing, negative, disjunctive, equality,
-existential and universal conditions, conditional and ``forall`` effects,
-and action costs (numbers or static fluents). UP cannot write derived
+the engine; names are mapped back with the writer's renamings. The
+declared kind (:func:`PypddlEngine.supported_kind`) is the fragment the
+simulator takes (:func:`PypddlEngine.simulator_kind`: STRIPS with flat or
+hierarchical typing, negative, disjunctive, equality, existential and
+universal conditions, conditional and ``forall`` effects, and action costs)
+plus the numeric fluents the validator takes (integer and real fluents read
+and changed by actions, fluent action costs, a final-value metric); the
+simulator refuses a problem whose actions change numbers, saying why.
+Bounded integer types are not declared (UP checks their bounds; PDDL has
+none). What UP's writer cannot write as PDDL (object fluents,
+oversubscription, non-object parameters) validates as ``UNKNOWN`` and the
+simulator refuses it, both naming the features. UP cannot write derived
 predicates, so none come through here.
 
 The engine's states are :class:`PypddlState` objects: immutable, hashable,
@@ -52,7 +59,7 @@ from unified_planning.engines import (
 )
 from unified_planning.engines.mixins import PlanValidatorMixin, SequentialSimulatorMixin
 from unified_planning.environment import get_environment
-from unified_planning.exceptions import UPUsageError
+from unified_planning.exceptions import UPException, UPUsageError
 from unified_planning.io import PDDLWriter
 from unified_planning.model import FNode, ProblemKind
 from unified_planning.model import State as UPStateInterface
@@ -85,8 +92,16 @@ class _Translation:
     def __init__(self, problem: up.model.Problem) -> None:
         self.problem = problem
         self.writer = PDDLWriter(problem)
-        self.domain = self.writer.get_domain()
-        self.problem_text = self.writer.get_problem()
+        try:
+            self.domain = self.writer.get_domain()
+            self.problem_text = self.writer.get_problem()
+        except (UPException, NotImplementedError) as err:  # object fluents, oversubscription, int parameters...
+            outside = sorted(set(problem.kind.features) - set(PypddlEngine.supported_kind().features))
+            raise UnsupportedRequirementError(
+                f"{ENGINE_NAME} cannot take this problem: UP's PDDL writer cannot write it"
+                + (f" ({err})" if str(err) else "")
+                + (f"; features outside the engine's fragment: {', '.join(outside)}" if outside else ""),
+                details={"feature": outside[0].lower() if outside else "unknown"}) from err
 
     def name(self, item: Any) -> str:
         return self.writer.get_pddl_name(item)
@@ -177,6 +192,29 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
 
     @staticmethod
     def supported_kind() -> ProblemKind:
+        """The problems the engine takes: the simulator's classical fragment
+        (:meth:`simulator_kind`) and, for the validator, numeric fluents
+        (integer and real, read and changed by actions, in conditions, costs
+        and a final-value metric). The simulator refuses a problem whose
+        actions change numbers, saying why (``UNSUPPORTED_REQUIREMENT``)."""
+        kind = PypddlEngine.simulator_kind()
+        for problem_type in ("SIMPLE_NUMERIC_PLANNING", "GENERAL_NUMERIC_PLANNING"):
+            kind.set_problem_type(problem_type)
+        kind.set_fluents_type("INT_FLUENTS")
+        kind.set_fluents_type("REAL_FLUENTS")
+        for effect in ("INCREASE_EFFECTS", "DECREASE_EFFECTS", "STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS",
+                       "FLUENTS_IN_NUMERIC_ASSIGNMENTS"):
+            kind.set_effects_kind(effect)
+        kind.set_actions_cost_kind("FLUENTS_IN_ACTIONS_COST")
+        kind.set_quality_metrics("FINAL_VALUE")
+        # not BOUNDED_TYPES: UP checks an integer fluent's bounds as a state invariant, and the PDDL its
+        # writer gives the engine has no bounds (a plan past a bound would be valid here, invalid for UP)
+        return kind
+
+    @staticmethod
+    def simulator_kind() -> ProblemKind:
+        """The classical fragment the ``SequentialSimulator`` mode simulates
+        (its states are sets of atoms)."""
         kind = ProblemKind(version=LATEST_PROBLEM_KIND_VERSION)
         kind.set_problem_class("ACTION_BASED")
         kind.set_typing("FLAT_TYPING")
@@ -252,7 +290,10 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
             raise UPUsageError(f"{ENGINE_NAME} validates sequential plans, not {type(plan).__name__}")
         if not isinstance(problem, up.model.Problem):
             raise UPUsageError(f"{ENGINE_NAME} validates classical problems, not {type(problem).__name__}")
-        translation = _Translation(problem)
+        try:
+            translation = _Translation(problem)
+        except UnsupportedRequirementError as err:  # UP cannot write it as PDDL: the engine cannot tell
+            return ValidationResult(ValidationResultStatus.UNKNOWN, self.name, [LogMessage(LogLevel.ERROR, str(err))])
         steps = [translation.action_text(ai.action, ai.actual_parameters) for ai in plan.actions]
         try:
             report = validate_plan(load_task(translation.domain, translation.problem_text), steps)
@@ -261,8 +302,9 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
                                     [LogMessage(LogLevel.ERROR, f"{ENGINE_NAME} cannot load the problem: {err}")])
         logs = [LogMessage(LogLevel.INFO, report.summary())]
         if report.valid:
-            metrics = {m: _metric_value(m, report.cost, len(steps)) for m in problem.quality_metrics
-                       if m.is_minimize_action_costs() or m.is_minimize_sequential_plan_length()}
+            metrics = {m: _metric_value(m, report, len(steps)) for m in problem.quality_metrics
+                       if m.is_minimize_action_costs() or m.is_minimize_sequential_plan_length()
+                       or (_final_value(m) and report.metric is not None)}
             return ValidationResult(ValidationResultStatus.VALID, self.name, logs, metrics or None)
         if report.failure is not None:
             return ValidationResult(ValidationResultStatus.INVALID, self.name, logs, None,
@@ -328,8 +370,13 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
         return sorted(render(a) for a in atoms)
 
 
-def _metric_value(metric: Any, cost: int | Fraction | float, length: int) -> int | Fraction:
-    value: int | Fraction | float = cost if metric.is_minimize_action_costs() else length
+def _final_value(metric: Any) -> bool:
+    return bool(metric.is_minimize_expression_on_final_state() or metric.is_maximize_expression_on_final_state())
+
+
+def _metric_value(metric: Any, report: Any, length: int) -> int | Fraction:
+    value: int | Fraction | float = (report.metric if _final_value(metric) else report.cost
+                                     if metric.is_minimize_action_costs() else length)
     if isinstance(value, float):
         return int(value) if value.is_integer() else Fraction(str(value))
     return value

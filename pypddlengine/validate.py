@@ -91,8 +91,13 @@ class ValidationReport:
     def failed_step(self) -> int | None:
         return self.failure.step if self.failure else None
 
-    def summary(self) -> str:
-        """One line, e.g. ``valid plan: 12 steps, cost 12``."""
+    def headline(self) -> str:
+        """The verdict in the one wording every interface uses (the API's
+        :meth:`summary`, ``pypddl validate``, the MCP ``validate_plan`` tool,
+        the unified-planning adapter), without the unsatisfied conditions:
+        ``valid plan: 12 steps, cost 12``, ``invalid plan: step 2 (pick b)
+        fails: ...`` or ``invalid plan: all 2 steps apply but the goal is not
+        reached``."""
         if self.valid:
             text = f"valid plan: {counted(self.length, 'step')}, cost {_num(self.cost)}"
             if self.metric is not None:
@@ -102,13 +107,17 @@ class ValidationReport:
             return text
         if self.failure is not None:
             f = self.failure
-            detail = f"; unsatisfied: {', '.join(f.unsatisfied)}" if f.unsatisfied else ""
-            return f"invalid plan: step {f.step} {f.action} fails: {f.message}{detail}"
-        return (
-            f"invalid plan: {'the only step applies' if self.length == 1 else f'all {self.length} steps apply'} "
-            "but the goal is not reached; "
-            f"unsatisfied: {', '.join(self.unsatisfied_goals)}"
-        )
+            return f"invalid plan: step {f.step} {f.action} fails: {f.message}"
+        steps = ("the plan has no step" if self.length == 0 else "the only step applies" if self.length == 1
+                 else f"all {self.length} steps apply")
+        return f"invalid plan: {steps} but the goal is not reached"
+
+    def summary(self) -> str:
+        """One line: :meth:`headline` and what does not hold, e.g.
+        ``invalid plan: ... the goal is not reached; unsatisfied: (on a b)``."""
+        unsatisfied = self.failure.unsatisfied if self.failure is not None else self.unsatisfied_goals
+        detail = f"; unsatisfied: {', '.join(unsatisfied)}" if not self.valid and unsatisfied else ""
+        return self.headline() + detail
 
     def to_dict(self) -> dict[str, object]:
         return {

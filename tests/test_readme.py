@@ -154,3 +154,19 @@ def test_the_docs_name_the_mcp_resources_and_the_shipped_reference_records() -> 
     assert "docs/reference/runs.jsonl" in baselines and "`docs/reference/`" in baselines
     assert all((DOCS / "reference" / name).is_file()
                for name in ("runs.jsonl", "report.txt", "difficulty.json", "README.md"))
+
+
+def test_the_main_reference_run_is_the_papers_release_and_26_6_the_comparison() -> None:
+    """Issue 34: docs/reference/runs.jsonl, the first reference a reader meets,
+    is the Fast Downward 23.06 run that reproduces the paper (lama-first
+    87/102); the 26.6 run sits in docs/reference/26.6."""
+    import json
+
+    reference = README.parent / "docs" / "reference"
+    for folder, release, solved in ((reference, "23.06", 87), (reference / "26.6", "26.6", 84)):
+        records = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines() if line.strip()]
+        assert len(records) == 204
+        assert {r["planner"]["fd_release"] for r in records} == {release}
+        lama = [r for r in records if r["planner"]["config"] == "lama-first"]
+        assert sum(r["outcome"] == "solved" for r in lama) == solved
+        assert (folder / "README.md").is_file() and (folder / "report.txt").is_file()

@@ -99,7 +99,7 @@ COMMANDS: dict[str, Run | Skip] = {
         needs=("fd", "corpus"), timeout=1800, slow=True),
     "pypddl reference path/to/ipc2000-blocks-strips-typed --fd-release 23.06 -t 180 -o "
     "results/reference-23.06/runs.jsonl": Skip(
-        "the whole protocol with Fast Downward 23.06 (204 runs, hours; it made docs/reference/23.06); --fd-release "
+        "the whole protocol with Fast Downward 23.06 (204 runs, hours; it made docs/reference); --fd-release "
         "itself runs in tests/baselines/test_fd_release.py (install, records name the release)"),
     "pypddl reference path/to/ipc2000-blocks-strips-typed --report-only -o results/reference/runs.jsonl": Skip(
         "needs the records of the command above; run after it in test_reference_then_report"),

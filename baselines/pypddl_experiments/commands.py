@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                   "The paper's Fast Downward protocol on the 102 IPC-2000 Blocksworld tasks."),
     "generate": ("pypddl_experiments.planners.cli:generate",
                  "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
+    "benchmark": ("pypddl_experiments.planners.cli:benchmark",
+                  "Download the paper's 102 IPC-2000 Blocksworld tasks and check every file's SHA-256."),
     "experiment": ("pypddl_experiments.cli:experiment",
                    "Run and report LLM planning experiments (direct, agentic)."),
 }

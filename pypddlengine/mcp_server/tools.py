@@ -33,7 +33,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_tasks
-from ..errors import ErrorCode, GroundingLimitError, PDDLError, counted
+from ..errors import ErrorCode, GroundingLimitError, PDDLError
 from ..exact import to_json
 from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
@@ -54,7 +54,7 @@ from .errors import (
     one_line,
 )
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
-from .render import View, for_level, number_or_none, reference_failure, static_values
+from .render import View, for_level, reference_failure, static_values
 from .store import ServerOptions, SessionEntry, SessionStore
 
 __all__ = ["REGISTRY", "Call", "Served", "Tool", "reply", "server_tool", "session_tool"]
@@ -687,13 +687,6 @@ def _plan_steps(opts: ServerOptions, plan: list[str] | str | None) -> list[Any] 
 
 
 def verdict(report: Any) -> str:
-    """A validation's one-line summary."""
-    if report.valid:
-        return f"valid plan: {counted(report.length, 'step')}, cost {number_or_none(report.cost)}"
-    f = report.failure
-    if f is not None:
-        return f"invalid plan: step {f.step} {f.action} fails ({f.code})"
-    n = len(report.unsatisfied_goals)
-    steps = "the only step applies" if report.length == 1 else f"all {report.length} steps apply"
-    return (f"invalid plan: {steps} but {counted(n, 'goal atom')} {'does' if n == 1 else 'do'} not hold"
-            " at the end")
+    """A validation's one-line summary: the engine's one wording
+    (``ValidationReport.headline``); what does not hold is in its own fields."""
+    return str(report.headline())

@@ -535,7 +535,10 @@ def parse_plan(data: str | bytes, *, filename: str | None = None, max_bytes: int
     """Parse a plan in IPC/VAL format: one ``(action arg ...)`` per step.
 
     ``;`` comments, VAL's ``N:`` step prefixes and ``[duration]`` suffixes are
-    accepted. An empty plan (only comments) is a valid, zero-step plan."""
+    accepted, and so are the forms a session takes and ``pypddl play`` prints
+    (:func:`plain_steps`): a step without parentheses on a line of its own
+    (``unstack c a``) and a numbered line (``1. (unstack c a)``). An empty
+    plan (only comments) is a valid, zero-step plan."""
     text, source = _plan_text(data, filename or "<plan>", max_bytes)
     try:
         plan: Plan = _run(text, "plan", source, "the plan")
@@ -578,11 +581,28 @@ def _plan_text(data: str | bytes, name: str, max_bytes: int) -> tuple[str, Sourc
             text = data.decode("latin-1")
     else:
         text = data
-    text = unify_line_ends(text)
+    text = plain_steps(unify_line_ends(text))
     source = SourceFile(name, text)
     if _looks_binary(text) or "\x00" in text:
         raise PDDLSyntaxError(f"{name} is binary data, not a plan", code=ErrorCode.BINARY_INPUT, source=source)
     return text, source
+
+
+# "1. (unstack c a)": a history line of ``pypddl play``; not VAL's "0.5: (a)" (a digit follows the dot there)
+_NUMBERED_LINE = re.compile(r"^([ \t]*)(\d+\.)(?=[ \t(])", re.MULTILINE)
+# "unstack c a": one step of ASCII names without parentheses, alone on its line (a comment may follow)
+_BARE_STEP = re.compile(r"^([ \t]*)([A-Za-z][\w-]*(?:[ \t]+[\w-]+)*)(?=[ \t]*(?:;|$))", re.MULTILINE | re.ASCII)
+
+
+def plain_steps(text: str) -> str:
+    """A plan's text with the forms a session accepts written in IPC form: a
+    line number ``1.`` (as ``pypddl play``'s history prints it) becomes blanks
+    of the same width, and a bare step ``unstack c a`` alone on its line
+    becomes ``(unstack c a)``. Everything else is left as it is, so a line
+    that is neither still reads as the syntax error it is."""
+    if "." in text:
+        text = _NUMBERED_LINE.sub(lambda m: m[1] + " " * len(m[2]), text)
+    return _BARE_STEP.sub(r"\1(\2)", text)
 
 
 _REF_SOURCE_NAME = "<action>"

@@ -228,7 +228,9 @@ def test_conditional_costs_are_rewarded_per_firing() -> None:
 
     from pypddlengine import load_task, validate_plan
 
-    env = pg.PDDLEnv(COST_DOMAIN, cost_problem(2), reward="cost", max_steps=None)
+    # a goal the walk never reaches, so that the episode (which ends at the goal) runs the whole walk
+    unreached = cost_problem(2).replace("(:goal (done))", "(:goal (and (done) (not (m i2))))")
+    env = pg.PDDLEnv(COST_DOMAIN, unreached, reward="cost", max_steps=None)
     env.reset(seed=0)
     assert env.step("(b)")[1] == -201.0  # 1 + 100 for each of the two marked items
     steps = ["(c)", "(flip i1)", "(toggle)", "(a)", "(toggle)", "(c)"]
@@ -297,3 +299,116 @@ def test_a_numeric_task_is_refused_saying_why() -> None:
     with pytest.raises(PDDLError, match="numeric fluents") as caught:
         PDDLEnv(task="fuel-delivery/p01")
     assert caught.value.code == "UNSUPPORTED_REQUIREMENT"
+
+
+# --- rgb_array, pickling, vector environments, dead ends, stepping after the end ---
+
+DEAD_END_DOMAIN = """(define (domain tank) (:predicates (fuel) (ready) (won))
+  (:action prepare :parameters () :precondition (fuel) :effect (and (ready) (not (fuel))))
+  (:action win :parameters () :precondition (and (fuel) (ready)) :effect (won)))"""
+DEAD_END_PROBLEM = "(define (problem t) (:domain tank) (:init (fuel)) (:goal (won)))"
+
+
+def test_rgb_array_renders_the_state_text_and_passes_the_checker() -> None:
+    env = gymnasium.make("pypddlengine/blocksworld-p01-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    first = env.render()
+    assert first.shape == (576, 768, 3) and first.dtype == np.uint8
+    assert set(np.unique(first)) == {0, 255} and (first == 0).any()
+    env.step(env.unwrapped.action_index("(unstack c a)"))
+    assert not np.array_equal(env.render(), first)  # the step count and the state are drawn
+    assert np.array_equal(pg.text_image("(on a b)"), pg.text_image("(ON A B)"))  # one case, as PDDL
+    assert not np.array_equal(pg.text_image("(on a b)"), pg.text_image("(on b a)"))
+    _checked(gymnasium.make("pypddlengine/blocksworld-p01-v0", render_mode="rgb_array"))
+
+
+def test_text_lines_wrap_at_spaces_and_mark_a_cut() -> None:
+    assert pg.text_lines("aaa bbb ccc", columns=7) == ["aaa bbb", "ccc"]
+    assert pg.text_lines("x" * 10, columns=4) == ["xxxx", "xxxx", "xx"]
+    lines = pg.text_lines("\n".join(str(k) for k in range(100)), lines=5)
+    assert len(lines) == 5 and lines[-1] == "4..."
+
+
+def _walk(env: gymnasium.Env, actions: list[int]) -> list[tuple[object, float, bool, bool]]:
+    return [tuple(np.asarray(x).tolist() if isinstance(x, np.ndarray) else x for x in env.step(a)[:4])
+            for a in actions]
+
+
+@pytest.mark.parametrize("how", ["task", "folder", "text"])
+def test_pickled_environment_continues_the_same_episode(how: str) -> None:
+    import pickle
+
+    made = {"task": {"task": "blocksworld/p02"}, "folder": _folder("blocksworld"),
+            "text": {"domain": COSTS_DOMAIN, "problem": COSTS_PROBLEM, "reward": "cost"}}[how]
+    env = pg.PDDLEnv(**made, max_steps=50)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        if env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))[2]:
+            break
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.problem_names == env.problem_names and copy.session.plan() == env.session.plan()
+    assert np.array_equal(copy._observe(), env._observe()) and np.array_equal(copy.action_masks(), env.action_masks())
+    actions = [int(a) for a in rng.integers(0, len(env.action_names), 12)]
+    assert _walk(copy, actions) == _walk(env, actions)
+    assert copy.reset(seed=5)[1]["problem"] == env.reset(seed=5)[1]["problem"]  # the generator travels too
+
+
+def test_async_vector_env_in_spawned_processes_as_sb3_asks_for_it() -> None:
+    """What Stable-Baselines3's make_vec_env with SubprocVecEnv does: make the
+    env with render_mode='rgb_array' in fresh (spawned) processes."""
+    envs = gymnasium.make_vec("pypddlengine/blocksworld-p01-v0", num_envs=2, vectorization_mode="async",
+                              vector_kwargs={"context": "spawn"}, render_mode="rgb_array")
+    try:
+        obs, _ = envs.reset(seed=[0, 1])
+        assert obs.shape[0] == 2
+        obs, reward, terminated, truncated, info = envs.step(np.array([0, 1]))
+        assert reward.shape == (2,) and not terminated.any()
+        frames = envs.render()
+        assert len(frames) == 2 and frames[0].shape == (576, 768, 3)
+    finally:
+        envs.close()
+
+
+def test_a_state_without_applicable_actions_ends_the_episode() -> None:
+    env = pg.PDDLEnv(DEAD_END_DOMAIN, DEAD_END_PROBLEM, max_steps=10)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step("(prepare)")
+    assert info["applied"] and terminated and not truncated and not info["is_success"]
+    assert info["termination"] == pg.NO_APPLICABLE_ACTION and not env.action_masks().any()
+    env.reset()
+    info = env.step("(win)")[4]  # invalid, and the state still has an applicable action: the episode goes on
+    assert not info["applied"] and "termination" not in info
+
+
+def test_stepping_after_terminated_changes_nothing_and_warns_once() -> None:
+    env = pg.PDDLEnv(task="blocksworld/p01", goal_reward=10.0)
+    env.reset(seed=0)
+    plan = ["(unstack c a)", "(put-down c)", "(pick-up b)", "(stack b c)", "(pick-up a)", "(stack a b)"]
+    for action in plan:
+        obs, reward, terminated, _, info = env.step(action)
+    assert terminated and reward == 9.0 and info["termination"] == "goal"
+    with pytest.warns(UserWarning, match="after this episode terminated"):
+        again = env.step("(unstack a b)")
+    assert again[1:4] == (0.0, True, False) and again[4]["after_terminated"] and np.array_equal(again[0], obs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert env.step(0)[1] == 0.0  # warned once
+    assert env.session.plan() == plan
+    env.reset()
+    assert not env.step("(unstack c a)")[2]
+
+
+def test_gymnasium_make_imports_the_module_named_before_the_colon() -> None:
+    """The documented form for a process that has not imported pypddlengine.gym."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import gymnasium, sys\nassert 'pypddlengine.gym' not in sys.modules\n"
+            "env = gymnasium.make('pypddlengine.gym:pypddlengine/blocksworld-p01-v0')\n"
+            "print(type(env.unwrapped).__name__, env.unwrapped.problem_names)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "PDDLEnv ['p01']"

@@ -38,8 +38,11 @@ UP_PDDL = Path(unified_planning.test.__file__).parent / "pddl"
 PROBLEMS = {n: e.problem for n, e in EXAMPLES.items() if type(e.problem) is upm.Problem}
 for folder in sorted(p for p in UP_PDDL.iterdir() if (p / "domain.pddl").is_file() and (p / "problem.pddl").is_file()):
     PROBLEMS[f"pddl/{folder.name}"] = PDDLReader().parse_problem(str(folder / "domain.pddl"), str(folder / "problem.pddl"))
-FRAGMENT = sorted(n for n, p in PROBLEMS.items() if pup.PypddlEngine.supports(p.kind))
-OUTSIDE = sorted(set(PROBLEMS) - set(FRAGMENT))
+FRAGMENT = sorted(n for n, p in PROBLEMS.items() if p.kind <= pup.PypddlEngine.simulator_kind())
+"""The problems both the simulator and the validator take."""
+VALIDATED = sorted(n for n, p in PROBLEMS.items() if pup.PypddlEngine.supports(p.kind))
+"""The problems the validator takes: the fragment and numeric ones."""
+OUTSIDE = sorted(set(PROBLEMS) - set(VALIDATED))
 STEPS = 30
 
 
@@ -59,6 +62,9 @@ def test_the_fragment_is_declared_honestly() -> None:
     for name in ("basic_undef_bool", "counter", "robot", "matchcellar", "robot_fluent_of_user_type",
                  "basic_bool_fluent_param", "robot_loader_weak_bridge", "basic_oversubscription", "pddl/tpp_metric"):
         assert name in OUTSIDE
+    # numeric problems are the validator's (without bounded integer types: UP checks bounds, PDDL has none)
+    assert {"basic_numeric", "pddl/counters", "pddl/sailing"} <= set(VALIDATED) - set(FRAGMENT)
+    assert set(FRAGMENT) <= set(VALIDATED)
     for name in FRAGMENT:
         ours, _ = _simulators(PROBLEMS[name])
         assert isinstance(ours, pup.PypddlEngine) and ours.name == "pypddlengine"
@@ -140,7 +146,7 @@ def _corruptions(problem, plan, rng):  # type: ignore[no-untyped-def]
     return [SequentialPlan(s) for s in out]
 
 
-@pytest.mark.parametrize("name", FRAGMENT)
+@pytest.mark.parametrize("name", VALIDATED)
 def test_validators_agree_on_example_and_corrupted_plans(name: str) -> None:
     problem = PROBLEMS[name]
     rng = random.Random(name)
@@ -148,7 +154,9 @@ def test_validators_agree_on_example_and_corrupted_plans(name: str) -> None:
     valid = list(example.valid_plans) if example else []
     plans = [p for p in (*valid, *(example.invalid_plans if example else ())) if isinstance(p, SequentialPlan)]
     plans = plans or [SequentialPlan([])]  # a PDDL example without plans: random walks and empty plans
-    with PlanValidator(name="pypddlengine") as ours, PlanValidator(name="sequential_plan_validator") as theirs:
+    with PlanValidator(name="pypddlengine") as ours, PlanValidator(name="sequential_plan_validator") as theirs, \
+            warnings.catch_warnings():
+        warnings.filterwarnings("error", message="We cannot establish")  # the kind check passes, numeric too
         verdicts = set()
         for plan in plans:
             for candidate in _corruptions(problem, plan, rng):
@@ -226,3 +234,46 @@ def test_static_cost_fluents_and_problems_outside_the_fragment() -> None:
             for plan in EXAMPLES["counter"].valid_plans + EXAMPLES["counter"].invalid_plans:
                 ours, theirs = validator.validate(numeric, plan), up.validate(numeric, plan)
                 assert ours.status == theirs.status, (str(plan), ours.log_messages)
+
+
+@pytest.mark.parametrize(("name", "feature"), [("basic_with_default_values", "OBJECT_FLUENTS"),
+                                               ("robot_fluent_of_user_type", "OBJECT_FLUENTS"),
+                                               ("basic_oversubscription", "OVERSUBSCRIPTION"),
+                                               ("basic_bool_fluent_param", "BOOL_FLUENT_PARAMETERS")])
+def test_what_up_cannot_write_as_pddl_is_unknown_naming_the_feature(name: str, feature: str) -> None:
+    """Object fluents, oversubscription, non-object parameters: UP's PDDL writer
+    raises (a type error, or an empty NotImplementedError); the validator says
+    UNKNOWN and the simulator refuses, each naming the feature."""
+    example = EXAMPLES[name]
+    assert not pup.PypddlEngine.supports(example.problem.kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # UP's own kind check warns first
+        with PlanValidator(name="pypddlengine") as validator:
+            result = validator.validate(example.problem, example.valid_plans[0])
+        assert result.status == ValidationResultStatus.UNKNOWN
+        assert feature in result.log_messages[0].message and "PDDL writer" in result.log_messages[0].message
+        with pytest.raises(PDDLError, match=feature) as caught:
+            SequentialSimulator(example.problem, name="pypddlengine")
+    assert caught.value.code == "UNSUPPORTED_REQUIREMENT"
+
+
+def test_bounded_integer_fluents_stay_outside_the_declared_kind() -> None:
+    """UP checks an integer fluent's bounds as a state invariant; the PDDL its
+    writer gives the engine has none. So the kind leaves bounded types out, and
+    UP warns: here a plan past the bound, which the engine alone calls valid."""
+    from unified_planning.shortcuts import GE, Fluent, InstantaneousAction, IntType, Problem
+
+    counter = Fluent("counter", IntType(0, 3))
+    inc = InstantaneousAction("inc")
+    inc.add_increase_effect(counter, 1)
+    problem = Problem("bounded")
+    problem.add_fluent(counter)
+    problem.add_action(inc)
+    problem.set_initial_value(counter, 0)
+    problem.add_goal(GE(counter, 2))
+    assert not pup.PypddlEngine.supports(problem.kind)
+    with PlanValidator(name="sequential_plan_validator") as up_validator:
+        assert up_validator.validate(problem, SequentialPlan([ActionInstance(inc)] * 5)).status == \
+            ValidationResultStatus.INVALID
+    with PlanValidator(name="pypddlengine") as validator, pytest.warns(UserWarning, match="cannot establish"):
+        validator.validate(problem, SequentialPlan([ActionInstance(inc)] * 2))

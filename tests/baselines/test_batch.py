@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import needs_fd, needs_val, processes_mentioning, task, wait_until_gone
+from sigint_support import needs_sigint
 
 from pypddl_experiments.generators import blocksworld
 from pypddl_experiments.planners import CONFIGS, read_records, run_batch
@@ -100,7 +101,7 @@ def _lines(path: Path) -> int:
 
 
 @pytest.mark.parametrize("sig", [
-    pytest.param(signal.SIGINT, id="SIGINT"),
+    pytest.param(signal.SIGINT, id="SIGINT", marks=needs_sigint),
     pytest.param(signal.SIGKILL, id="SIGKILL"),
     pytest.param(signal.SIGTERM, id="SIGTERM", marks=pytest.mark.slow),
 ])

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from fd_helpers import needs_fd
 from ray_support import by_key, comparable, kill_group_of, needs_ray, processes_with, wait_for
+from sigint_support import needs_sigint
 
 from pypddl_experiments.planners import CONFIGS, read_records, run_batch
 from pypddl_experiments.planners.records import record_key
@@ -157,7 +158,7 @@ def test_a_driver_killed_mid_batch_then_resumed(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [pytest.param(signal.SIGINT, marks=needs_sigint), signal.SIGTERM])
 def test_a_ray_batch_stopped_like_ctrl_c(tmp_path: Path, sig: int) -> None:
     """The signal goes to the command's whole process group, as a terminal's
     Ctrl-C does (Ray's processes included): exit 130, every planner and Ray

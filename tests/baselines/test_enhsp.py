@@ -114,3 +114,17 @@ def test_solve_and_batch_run_enhsp(small: Path, tmp_path: Path) -> None:
     assert json.loads(line)["method"] == "enhsp-hadd" and json.loads(line)["outcome"] == "solved"
     refused = runner.invoke(batch, [str(folder), "-p", "auto", "-o", str(tmp_path / "x.jsonl")])
     assert refused.exit_code == 2 and "auto" in refused.output
+
+
+@needs_val
+def test_solve_on_a_numeric_task_prints_the_metric_as_val_computes_it() -> None:
+    """Issue 34 item 7: it printed '; cost = N (unit cost)' (the step count)."""
+    domain, problem = bundled_task("fuel-delivery/p01")
+    result = CliRunner().invoke(solve, [str(domain), str(problem), "-t", "60"])
+    assert result.exit_code == 0, result.output
+    metric_lines = [line for line in result.stdout.splitlines() if line.startswith("; metric = ")]
+    assert len(metric_lines) == 1 and "unit cost" not in result.stdout, result.stdout
+    value = float(metric_lines[0].split("= ")[1].split()[0])
+    plan = "".join(line + "\n" for line in result.stdout.splitlines() if line.startswith("("))
+    assert val_run(domain, problem, plan).value == pytest.approx(value)
+    assert f"metric {metric_lines[0].split('= ')[1]}" in result.stderr

@@ -50,8 +50,9 @@ def test_validate_valid_plan(files: dict[str, Path]) -> None:
 def test_validate_invalid_plans_name_the_step_or_goal(files: dict[str, Path]) -> None:
     r = run("validate", files["domain"], files["problem"], files["good"], files["bad"], files["short"])
     assert r.exit_code == 1
-    assert "INVALID: step 2 (pick b)" in r.output and "unsatisfied precondition: (handempty)" in r.output
-    assert "the goal does not hold after its only step" in r.output and "unsatisfied goal: (on a b)" in r.output
+    assert "invalid plan: step 2 (pick b) fails: " in r.output and "unsatisfied precondition: (handempty)" in r.output
+    assert "invalid plan: the only step applies but the goal is not reached" in r.output
+    assert "unsatisfied goal: (on a b)" in r.output
 
 
 def test_validate_json_and_stdin(files: dict[str, Path]) -> None:
@@ -160,7 +161,7 @@ def test_entry_points_in_subprocesses(entry: list[str], files: dict[str, Path], 
     assert "^" in bad.stderr and "Traceback" not in bad.stderr
     invalid = subprocess.run([*exe, "validate", files["domain"], files["problem"], files["bad"]],
                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
-    assert invalid.returncode == 1 and "INVALID" in invalid.stdout
+    assert invalid.returncode == 1 and "invalid plan: step 2" in invalid.stdout
 
 
 def test_validate_does_not_import_heavy_modules(files: dict[str, Path]) -> None:

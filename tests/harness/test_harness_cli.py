@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from fake_server import FakeModelServer
 from harness_scripts import AgentScript, DirectScript
+from sigint_support import needs_sigint
 
 from pypddl_experiments.cli import experiment
 
@@ -150,6 +151,7 @@ def test_a_second_run_on_the_same_out_is_refused(tmp_path: Path, blocks: Path) -
     assert [(r["instance_id"], r["outcome"]) for r in records] == [("instance-1", "solved")]
 
 
+@needs_sigint
 def test_ctrl_c_exits_130_like_batch(tmp_path: Path, blocks: Path) -> None:
     """Issue 25 item 9: `experiment run` interrupted by Ctrl-C (SIGINT) exits
     130 with a word on resuming, as `pypddl batch` does, not 1 'Aborted!'."""

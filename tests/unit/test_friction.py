@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sigint_support import needs_sigint
 
 from pypddlengine import PDDLError, Session, open_session, validate_plan
 from pypddlengine.bundled import bundled_task
@@ -89,7 +90,7 @@ def test_cli_validate_says_its_only_step(p01: tuple[Path, Path], tmp_path: Path)
     plan = tmp_path / "one.plan"
     plan.write_text("(pick-up b)\n")
     r = CliRunner().invoke(main, ["validate", str(p01[0]), str(p01[1]), str(plan)])
-    assert r.exit_code == 1 and "after its only step" in r.output and "all 1 steps" not in r.output
+    assert r.exit_code == 1 and "the only step applies" in r.output and "all 1 steps" not in r.output
 
 
 def test_a_failing_step_is_shown_in_the_tasks_spelling(tmp_path: Path) -> None:
@@ -142,6 +143,7 @@ def test_play_ctrl_c_is_status_130(p01: tuple[Path, Path]) -> None:
     assert run_repl(Session(*p01), lambda _: None, None, lines=["state"]) == 0
 
 
+@needs_sigint
 def test_play_ctrl_c_exit_code_in_a_real_process(p01: tuple[Path, Path]) -> None:
     """SIGINT to a running ``pypddl play``: exit status 130, not 0."""
     import signal
@@ -218,13 +220,13 @@ def test_declared_unused_requirement_is_warned_with_its_place(p01: tuple[Path, P
 
 
 def test_mcp_validation_verdict_agrees_in_number() -> None:
-    from types import SimpleNamespace
-
+    """The MCP verdict is the engine's one wording (issue 34: it used to be a third one)."""
+    from pypddlengine import load_task, validate_plan
+    from pypddlengine.bundled import bundled_task
     from pypddlengine.mcp_server.tools import verdict as _verdict
 
-    one = SimpleNamespace(valid=True, length=1, cost=1, failure=None, unsatisfied_goals=())
-    assert _verdict(one) == "valid plan: 1 step, cost 1"
-    bad = SimpleNamespace(valid=False, length=1, cost=1, failure=None, unsatisfied_goals=("(on a b)",))
-    assert _verdict(bad) == "invalid plan: the only step applies but 1 goal atom does not hold at the end"
-    assert "(s)" not in _verdict(SimpleNamespace(valid=False, length=3, cost=3, failure=None,
-                                                 unsatisfied_goals=("x", "y")))
+    task = load_task(*bundled_task("blocksworld/p01"))
+    one = validate_plan(task, ["(pick-up b)"])
+    assert _verdict(one) == one.headline() == "invalid plan: the only step applies but the goal is not reached"
+    assert "(s)" not in _verdict(validate_plan(task, ["(pick-up b)", "(put-down b)"]))
+    assert _verdict(validate_plan(task, [])) == "invalid plan: the plan has no step but the goal is not reached"

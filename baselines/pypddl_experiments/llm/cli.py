@@ -273,8 +273,10 @@ def replay(results: str, traces: tuple[str, ...]) -> None:
     for trace in traces:
         try:
             old, new = anyio.run(replay_run, results, trace)
-        except (OSError, LookupError, ValueError) as err:
-            raise click.ClickException(f"{trace}: {err}") from None
+        except (OSError, LookupError, ValueError) as err:  # a missing or unreadable trace or manifest: bad input
+            code = "[FILE_NOT_FOUND]" if isinstance(err, (OSError, LookupError)) else ""
+            click.echo(f"error{code}: {trace}: {err}", err=True)
+            sys.exit(2)
         diffs = compare_records(old, new)
         differing += bool(diffs)
         click.echo(f"{trace}: {format_differences(diffs)}")

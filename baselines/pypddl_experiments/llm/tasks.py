@@ -73,6 +73,19 @@ class TaskSpec:
         }
 
 
+def _did_you_mean(spec: str, path: Path) -> str:
+    """A bundled domain or task close to a ``--tasks`` that names nothing
+    (as ``--task`` suggests one); nothing for an existing path or a glob."""
+    if path.exists() or any(ch in spec for ch in "*?["):
+        return ""
+    import difflib
+
+    from pypddlengine.bundled import bundled_domains, bundled_tasks
+
+    close = difflib.get_close_matches(spec, [*bundled_domains(), *bundled_tasks()], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def resolve_tasks(spec: str, *, domain: str | Path | None = None, limit: int | None = None) -> list[TaskSpec]:
     """The tasks named by ``spec`` (see the module docstring)."""
     path = Path(spec).expanduser()
@@ -90,7 +103,7 @@ def resolve_tasks(spec: str, *, domain: str | Path | None = None, limit: int | N
             tasks = bundled if limit is None else bundled[:limit]
             return [TaskSpec(t.instance_id, t.domain_path, t.problem_path, i) for i, t in enumerate(tasks)]
     if not problems:
-        raise ValueError(f"no problem files found for --tasks {spec!r}")
+        raise ValueError(f"no problem files found for --tasks {spec!r}" + _did_you_mean(spec, path))
     problems.sort(key=lambda p: natural_key(p.name))
     if limit is not None:
         problems = problems[:limit]

@@ -111,8 +111,8 @@ def _release_option() -> Any:
 
 
 @click.command("solve")
-@click.argument("domain", type=click.Path(dir_okay=False), required=False)
-@click.argument("problem", type=click.Path(dir_okay=False), required=False)
+@click.argument("domain", required=False)  # read (and their errors reported) by the engine
+@click.argument("problem", required=False)
 @click.option("--task", "bundled", help="A bundled task instead of files, e.g. blocksworld/p03.")
 @_planner_option(("auto",), multiple=False)
 @_release_option()
@@ -186,8 +186,11 @@ def solve(
         click.echo("interrupted: the planner was stopped", err=True)
         sys.exit(INTERRUPTED)
     if result.outcome.value == "input_error":
-        click.echo(result.log_tail or result.detail, err=True)
-        click.echo(result.summary(), err=True)
+        summary = result.summary()
+        message = result.log_tail or result.detail
+        if message and message not in summary:  # the engine's own error is in the summary already: say it once
+            click.echo(message, err=True)
+        click.echo(summary, err=True)
         sys.exit(BAD_INPUT)
     cross = (val_validate(d, p, result.plan_text(), epsilon=crosscheck_epsilon(result.config))
              if crosscheck and result.plan else None)
@@ -689,3 +692,47 @@ def gen_unsolvable(kind: str, blocks: int, no_proof: bool, max_states: int, seed
         return f"; {proof.comment()}\n{text}"
 
     _emit(make, domain, seed, count, output, out_dir, domain_out)
+
+
+@click.command("benchmark")
+@click.argument("out", type=click.Path(file_okay=False), default="benchmarks/ipc2000-blocks-strips-typed")
+@click.option("--from", "source", type=click.Path(exists=True, file_okay=False),
+              help="Copy from a local clone of potassco/pddl-instances (or a folder of the files) instead of "
+                   "downloading; the files are checked the same way.")
+@click.option("--check", "check_only", is_flag=True, help="Only check the files in OUT; fetch nothing.")
+def benchmark(out: str, source: str | None, check_only: bool) -> None:
+    """Get the paper's 102 IPC-2000 Blocksworld tasks into OUT and check them.
+
+    The files (domain.pddl, instance-1.pddl .. instance-102.pddl) come from
+    potassco/pddl-instances, folder ipc-2000/domains/blocks-strips-typed, at a
+    pinned commit; every file's SHA-256 is checked against the list shipped
+    with pypddl_experiments (planners/benchmark.py) before it is written.
+    Files already there with the right hash are kept. The benchmark order
+    (the paper's) is the instance number, as 'pypddl reference' reads it.
+
+    Exit codes: 0 all 103 files check; 1 (--check) a file is missing or
+    differs; 2 a file cannot be had (offline: the message says what to do)
+    or its hash differs.
+
+    \b
+    Examples:
+      pypddl benchmark benchmarks/ipc2000-blocks-strips-typed
+      pypddl benchmark --from path/to/pddl-instances benchmarks/bw102
+      pypddl reference benchmarks/ipc2000-blocks-strips-typed -t 180 -o results/reference/runs.jsonl
+    """
+    from .benchmark import COMMIT, FILES, ORDER, REPOSITORY, BenchmarkError, check_benchmark, fetch_benchmark
+
+    folder = Path(out)
+    if check_only:
+        wrong = check_benchmark(folder)
+        for line in wrong:
+            click.echo(f"{folder / line}", err=True)
+        click.echo(f"{folder}: {len(FILES) - len(wrong)} of {len(FILES)} files check", err=bool(wrong))
+        sys.exit(1 if wrong else 0)
+    try:
+        report = fetch_benchmark(folder, source=Path(source) if source else None)
+    except BenchmarkError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(BAD_INPUT)
+    click.echo(f"{folder}: all {len(FILES)} files check (SHA-256; {report.fetched} written, {report.present} already "
+               f"there): {REPOSITORY} at {COMMIT[:12]}; benchmark order {ORDER[0]} .. {ORDER[-1]}")

@@ -149,7 +149,8 @@ def _read_plan(run_dir: Path, log: str, start_epoch: float, time_limit: float, j
         valid, message, validated, validator = judge("".join(f"{s}\n" for s in steps), path.name)
     return [FoundPlan(file=path.name, time_s=time_s, steps=steps, complete=complete,
                       before_deadline=time_s <= time_limit, cost=None, valid=valid, message=message,
-                      validated_cost=validated, unit_cost=judge.unit_cost, validator=validator)]
+                      validated_cost=validated, unit_cost=judge.unit_cost, validator=validator,
+                      metric=judge.metrics.get(path.name))]
 
 
 def _decide(result: FDResult, log: str) -> None:

@@ -372,6 +372,7 @@ class FoundPlan:
     validated_cost: int | float | None = None
     unit_cost: bool = True
     validator: str | None = None  # VALIDATOR_ENGINE, VALIDATOR_VAL, or None (not validated)
+    metric: str | None = None  # the task's :metric on this plan, e.g. "8 (minimize)", when it has one
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -449,8 +450,12 @@ class FDResult:
             return "".join(f"{s}\n" for s in self.plan) + (f"; value = {_number(value)}\n" if value is not None else "")
         chosen = self._chosen()
         cost = self.plan_cost if self.plan_cost is not None else len(self.plan)
-        kind = "unit" if chosen is None or chosen.unit_cost else "general"
-        return "".join(f"{s}\n" for s in self.plan) + f"; cost = {_number(cost)} ({kind} cost)\n"
+        unit = chosen is None or chosen.unit_cost
+        lines = "".join(f"{s}\n" for s in self.plan)
+        if chosen is not None and chosen.metric is not None:  # a task with a :metric (numeric tasks): its value
+            general = "" if unit else f"; cost = {_number(cost)} (general cost)\n"
+            return lines + general + f"; metric = {chosen.metric}\n"
+        return lines + f"; cost = {_number(cost)} ({'unit' if unit else 'general'} cost)\n"
 
     def summary(self) -> str:
         """One line for people: outcome, plan length, times, configuration."""
@@ -463,6 +468,8 @@ class FDResult:
             chosen = self._chosen()
             if chosen is not None and not chosen.unit_cost and self.plan_cost is not None:
                 parts.append(f"{'value' if self.config.timed else 'cost'} {_number(self.plan_cost)}")
+            if chosen is not None and chosen.metric is not None:
+                parts.append(f"metric {chosen.metric}")
         if self.last_plan_s is not None:
             parts.append(f"plan at {self.last_plan_s:.2f}s")
         parts.append(f"wall {self.wall_s:.2f}s of {self.time_limit:g}s")
@@ -652,6 +659,7 @@ class _Judge:
 
     def __init__(self, lifted: LiftedTask | None, domain: Path, problem: Path, gap: str | None) -> None:
         self.lifted, self.domain, self.problem, self.gap = lifted, domain, problem, gap
+        self.metrics: dict[str, str] = {}  # plan file name -> the :metric's value on it, e.g. "8 (minimize)"
         if lifted is not None:
             self.unit_cost = not lifted.uses_action_costs
         else:  # a textual guess is enough to label the cost line
@@ -664,6 +672,10 @@ class _Judge:
                 report = validate_plan(self.lifted, parse_plan(text, filename=name))
             except PDDLError as err:
                 return False, f"unreadable plan: {err.message}", None, VALIDATOR_ENGINE
+            if report.valid and report.metric is not None and self.lifted.numeric_task:  # else the metric is the cost
+                from pypddlengine.exact import to_text
+
+                self.metrics[name] = f"{to_text(report.metric)} ({report.metric_direction})"
             return report.valid, report.summary(), report.cost if report.valid else None, VALIDATOR_ENGINE
         verdict = val_validate(self.domain, self.problem, text)
         why = f"the engine cannot check this task ({self.gap})"
@@ -704,6 +716,7 @@ def _read_plans(workdir: Path, start_epoch: float, time_limit: float, judge: _Ju
                 validated_cost=validated_cost,
                 unit_cost=judge.unit_cost,
                 validator=validator,
+                metric=judge.metrics.get(path.name),
             )
         )
     return plans

@@ -18,7 +18,7 @@ record keeps every plan file with the time it was completed
     harness can read the run (one that takes the planner's first answer when
     it returns, and the last plan file when it has to kill it). It is the
     reading under which our 23.06 records reproduce the paper's Table I on
-    blocks 0-10 (see ``docs/reference/23.06/README.md``); a hypothesis about
+    blocks 0-10 (see ``docs/reference/README.md``); a hypothesis about
     the paper's harness, not a claim.
 ``at:SECONDS``
     the last valid plan completed within SECONDS of the start: the same run
