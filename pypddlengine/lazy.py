@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import itertools
 from types import CodeType
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
@@ -42,13 +43,19 @@ from .step import (
     thaw,
     tuple_source,
 )
-from .task import StepSpace
+from .task import Listing, StepSpace
 
-__all__ = ["LazyTask"]
+if TYPE_CHECKING:
+    from .joins import OrderedQuery
+
+__all__ = ["LazyListing", "LazyTask"]
 
 _MISSING = object()
 EMIT_WORK = 15
 """Join steps one candidate action counts for (it is instantiated), beyond its loop step."""
+
+PAGE_WORK = 4 * EMIT_WORK
+"""Join steps one action of a requested page adds to the work limit of a lazy listing."""
 
 CACHE_LIMIT = 200_000
 """Instantiated actions kept per task; beyond it the cache starts again
@@ -182,6 +189,63 @@ class LazyTask(StepSpace):
             app(out, state)
         return out
 
+    def listing(self, state: State, schema: Schema | None = None) -> Listing:
+        """The applicable actions of ``state`` (of ``schema`` only, when given)
+        in canonical order, found as far as asked (the first page of a state
+        with millions of them costs a page)."""
+        return LazyListing(self, state, schema)
+
+    def ordered(self, state: State, schema: Schema | None = None) -> Iterator[GroundAction]:
+        """The applicable actions of ``state`` (of ``schema`` only, when given)
+        in canonical order, one at a time, from the joins' current relations:
+        whoever resumes it makes them hold ``state`` first (as
+        :class:`LazyListing` does)."""
+        joins = self.joins()
+        queries = joins.ordered()
+        if self._object_rank is None:
+            self._rank()
+        rels = (joins.fluent, joins.static_rel)
+        lookup, general = self.lookup, self.general is not None
+        order = sorted(range(len(queries)), key=self._schema_rank.__getitem__) if schema is None else [schema.id]
+        for sid in order:
+            query = queries[sid]
+            schema = query.schema
+            # as in the full listing: an instance costs more than a join step, a general one its quantifiers too
+            work = EMIT_WORK + (quantified_size(self.lifted, schema.residual) if schema.general else 0)
+            for args in query.answers(rels, joins.left, joins.tick):
+                joins.left[0] -= work
+                act = lookup(schema, args)
+                if act is not None and (not general or act.applicable(state)):
+                    yield act
+
+
+class LazyListing(Listing):
+    """:class:`Listing` of a lifted state: the ordered joins resumed as far as asked."""
+
+    def __init__(self, task: LazyTask, state: State, schema: Schema | None = None) -> None:
+        super().__init__(state, [], schema)
+        self.task = task
+        self.complete = False
+        self._more: Iterator[GroundAction] | None = None
+
+    def first(self, k: int) -> list[GroundAction]:
+        found = self.found
+        if len(found) < k and not self.complete:
+            joins = self.task.joins()
+            joins.move(self.state)
+            joins.start(f"listing the first {k:,} applicable actions of this state")
+            joins.left[0] += PAGE_WORK * k  # a long page may take longer than the limit; dead ends may not
+            if self._more is None:
+                self._more = self.task.ordered(self.state, self.schema)
+            try:
+                found.extend(itertools.islice(self._more, k - len(found)))
+            except BaseException:
+                self._more, self.found = None, []  # the generator is finished: start again when asked again
+                raise
+            if len(found) < k:
+                self.complete, self._more = True, None
+        return found[:k]
+
 
 def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> CodeType:
     """The compiled ``make(a)`` of ``schema`` for :class:`LazyTask` (cached on
@@ -238,6 +302,8 @@ class _Joins:
             exec(code, ns)
             return ns[name]
 
+        self.static_rel = static_rel
+        self._ordered: list[OrderedQuery] | None = None
         self.applicable = [function(codes[("app", s.id)], s, "app") for s in lifted.schemas]
         self.full = {s.id: function(codes[("full", s.id)], s, "full") for s in lifted.axiom_schemas}
         self.triggers: dict[int, list[tuple[Schema, Any]]] = {}
@@ -245,6 +311,26 @@ class _Joins:
             for i, (pred, _) in enumerate(s.pre):
                 if ("trig", s.id, i) in codes:
                     self.triggers.setdefault(pred, []).append((s, function(codes[("trig", s.id, i)], s, "trig")))
+
+    def ordered(self) -> list[OrderedQuery]:
+        """One :class:`OrderedQuery` per action schema (built on first use,
+        with the positions they look up indexed then)."""
+        if self._ordered is None:
+            from .joins import JoinStats, OrderedQuery
+
+            task = self.task
+            if task._object_rank is None:
+                task._rank()
+            rank = task._object_rank
+            assert rank is not None
+            stats = JoinStats.of(task.lifted)
+            queries = [OrderedQuery(s, task.static, stats, rank) for s in task.lifted.schemas]
+            for q in queries:
+                for (st, pred), positions in q.needs.items():
+                    for pos in positions:
+                        (self.static_rel if st else self.fluent).index(pred, pos)
+            self._ordered = queries
+        return self._ordered
 
     def start(self, doing: str) -> None:
         """Give the next joins the task's work limit."""

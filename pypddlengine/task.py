@@ -36,7 +36,7 @@ from .step import (
 )
 from .usercache import dataclass
 
-__all__ = ["GeneralParts", "GroundingStats", "RelaxedOperator", "StepSpace", "Task", "natural_key"]
+__all__ = ["GeneralParts", "GroundingStats", "Listing", "RelaxedOperator", "StepSpace", "Task", "natural_key"]
 # GroundAction, State, Formula, holds, ... live in pypddlengine.step (imported here for older imports)
 
 def _positive_dnf(f: Formula | None, negated: dict[int, int], cap: int = 32) -> list[tuple[int, ...]]:
@@ -154,6 +154,24 @@ def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
 
 
+class Listing:
+    """The applicable actions of one state in the canonical order of
+    :meth:`StepSpace.sort_actions`, listed as far as asked: :meth:`first`
+    ``(k)`` lists the first ``k``. This one lists everything at once (the
+    grounded backend); the lifted backend's lists lazily."""
+
+    def __init__(self, state: State, found: list[GroundAction], schema: Schema | None = None) -> None:
+        self.state = state
+        self.schema = schema
+        """Only this schema's actions (``None``: all)."""
+        self.found = found
+        self.complete = True
+        """Whether :attr:`found` holds every applicable action."""
+
+    def first(self, k: int) -> list[GroundAction]:
+        return self.found[:k]
+
+
 class StepSpace:
     """What the session and the validator need from a backend: atom ids and
     their keys, the initial state, ground actions by reference, the goal
@@ -215,6 +233,12 @@ class StepSpace:
         """The ground action for a resolved reference, or ``None`` when it is
         applicable in no state reachable from the initial state."""
         raise NotImplementedError
+
+    def listing(self, state: State, schema: Schema | None = None) -> Listing:
+        """The applicable actions of ``state`` (of ``schema`` only, when given)
+        in canonical order, to be listed as far as asked."""
+        found = self.sort_actions(self.applicable(state))
+        return Listing(state, found if schema is None else [a for a in found if a.schema is schema], schema)
 
     def sort_actions(self, actions: Iterable[GroundAction]) -> list[GroundAction]:
         """Order by schema name, then argument names in natural order

@@ -172,7 +172,8 @@ class SessionSummary(_Model):
     backend_note: str | None = Field(None, description="why this backend")
     ground_actions: int | None = Field(None, description="ground actions of a grounded session (absent: lifted)")
     applicable_now: int | None = Field(None, description="actions applicable in the initial state (absent: a lifted "
-                                       "session with too many to list; query_applicable_actions says why)")
+                                       "session with too many to list at once; query_applicable_actions still "
+                                       "pages them)")
     goal_reached: bool | None = None
     feedback_level: str
     rendering: Rendering
@@ -200,7 +201,11 @@ class StateView(_Model):
 
 class ActionsPage(_Model):
     step: int | None = None
-    total: int | None = Field(None, description="applicable actions matching the filters")
+    total: int | None = Field(None, description="applicable actions matching the filters (absent when they "
+                              "were too many to count: see total_at_least)")
+    total_at_least: int | None = Field(None, description="when the total was not counted (a lifted session "
+                                       "with too many actions to list at once): at least this many match; pages "
+                                       "are found lazily, in the same sorted order")
     offset: int | None = None
     limit: int | None = None
     actions: list[str]

@@ -32,7 +32,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_tasks
-from ..errors import ErrorCode, GroundingLimitError, PDDLError, counted
+from ..errors import ErrorCode, PDDLError, counted
 from ..exact import to_json
 from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
@@ -214,13 +214,8 @@ def server_tool(annotations: ToolAnnotations, *, states: bool = False
 
 def applicable_now(session: Session) -> int | None:
     """How many actions apply in the current state; None when a lifted session
-    cannot list them (its work limit: the error comes with query_applicable_actions)."""
-    try:
-        return len(session.applicable_actions())
-    except GroundingLimitError as err:
-        if err.details.get("kind") != "lifted":
-            raise
-        return None
+    has too many to list at once (query_applicable_actions pages them lazily)."""
+    return session.applicable_count()
 
 
 @server_tool(writes(destructive=False, idempotent=False), states=True)
@@ -385,22 +380,27 @@ def query_applicable_actions(
         max_length=200, description="only actions with this object as an argument")] = None,
 ) -> m.ActionsPage:
     """The actions applicable in the current state, sorted, one page at a time, with the total count and a
-    count per schema."""
+    count per schema. When a lifted session has too many actions to list at once, pages are still found (in
+    the same order, without listing the rest): the reply then says total_at_least instead of total."""
     page = _page_size(call.opts, call.entry, limit)
     s = call.session
     lifted = s.lifted
-    actions = s.applicable_actions()
+    keep: list[Callable[[Any], bool]] = []
+    wanted = None
     if schema is not None:
         wanted = lifted.schema_index.get(schema.strip().lower())
         if wanted is None:
             known = ", ".join(sorted(sc.display for sc in lifted.schemas))
             raise ToolFailure(INVALID_ARGUMENT, f"no action schema '{clip(schema)}'", f"the schemas are: {known}")
-        actions = [a for a in actions if a.schema is wanted]
+        keep.append(lambda a: a.schema is wanted)
     if involving is not None:
         oid = lifted.object_index.get(involving.strip().lower())
         if oid is None:
             raise reference_failure(Failure(ErrorCode.UNKNOWN_OBJECT, f"unknown object '{clip(involving)}'"), lifted)
-        actions = [a for a in actions if oid in a.args]
+        keep.append(lambda a: oid in a.args)
+    if s.applicable_count() is None:
+        return _lazy_page(s, offset, page, keep[1:] if wanted is not None else keep, wanted)
+    actions = [a for a in s.applicable_actions() if all(k(a) for k in keep)]
     chunk = actions[offset: offset + page]
     end = offset + len(chunk)
     return m.ActionsPage(
@@ -411,6 +411,39 @@ def query_applicable_actions(
         actions=[s.task.render_action(a) for a in chunk],
         next_offset=end if end < len(actions) else None,
         by_schema=dict(sorted(Counter(a.schema.display for a in actions).items())),
+    )
+
+
+LAZY_SCAN = 200_000
+"""Actions a filtered page of a state too large to count looks through at most."""
+
+
+def _lazy_page(s: Session, offset: int, page: int, keep: list[Callable[[Any], bool]],
+               schema: Any = None) -> m.ActionsPage:
+    """A page of a state whose applicable actions are too many to list at once:
+    the first ``offset + page + 1`` matching ones (of ``schema``), found in
+    order (see ``Session.applicable_actions(limit)``), the total reported as a
+    lower bound."""
+    want = offset + page + 1
+    n = want
+    while True:
+        found = s.applicable_actions(limit=n, schema=schema)
+        matching = [a for a in found if all(k(a) for k in keep)] if keep else found
+        if len(matching) >= want or len(found) < n or n >= LAZY_SCAN:
+            break
+        n = min(n * 4, LAZY_SCAN)
+    complete = len(found) < n
+    chunk = matching[offset: offset + page]
+    end = offset + len(chunk)
+    more = len(matching) > end or not complete
+    return m.ActionsPage(
+        step=len(s.history),
+        total=len(matching) if complete else None,
+        total_at_least=None if complete else len(matching),
+        offset=offset,
+        limit=page,
+        actions=[s.task.render_action(a) for a in chunk],
+        next_offset=end if more and chunk else None,
     )
 
 
