@@ -53,6 +53,9 @@ from .names import FEEDBACK_LEVELS
               help="Seconds after which an idle session is closed.")
 @click.option("--max-actions", type=click.IntRange(1), default=500_000, show_default=True,
               help="Largest grounding (ground actions) of one task.")
+@click.option("--max-input-mb", type=click.FloatRange(min=0.001), default=2.0, show_default=True,
+              help="Largest domain or problem initialise_session reads, in MB (10^6 bytes; INPUT_TOO_LARGE beyond: "
+                   "the IPC 2023 rovers hard tasks need 4).")
 @click.option("--allow-files/--no-files", default=None,
               help="Let initialise_session read file paths [default: on for stdio, off for HTTP].")
 @click.option("--allow-file", "allowed_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
@@ -82,6 +85,7 @@ def serve(
     max_steps: int,
     idle_timeout: float,
     max_actions: int,
+    max_input_mb: float,
     allow_files: bool | None,
     allowed_files: tuple[str, ...],
     max_sessions_per_client: int | None,
@@ -97,6 +101,7 @@ def serve(
       pypddl serve                          # for an MCP client that spawns it
       pypddl serve --http --port 8000       # http://127.0.0.1:8000/mcp
       pypddl serve --feedback heuristic     # h_FF distance after each step
+      pypddl serve --max-input-mb 8         # read domains and problems of up to 8 MB
       pypddl serve --allow-file bw/domain.pddl --allow-file bw/instance-7.pddl   # those two files only
       PYPDDL_AUTH_TOKEN=s3cret pypddl serve --http --host 0.0.0.0 --allowed-host planner.lan
 
@@ -114,6 +119,7 @@ def serve(
         "max_steps": max_steps,
         "idle_timeout": idle_timeout,
         "max_ground_actions": max_actions,
+        "max_pddl_bytes": round(max_input_mb * 1_000_000),
     }
     if allow_files is not None:
         options["allow_files"] = allow_files
