@@ -151,6 +151,19 @@ class ActionSchemaView(_Model):
     effect: str | None = None
 
 
+class Omitted(_Model):
+    """What a reply left out of one field to stay within its size budget."""
+
+    shown: int = Field(description="items shown")
+    left_out: int = Field(description="items left out")
+    by_group: dict[str, int] = Field(description="items left out per predicate (or type)")
+    page: str = Field(description="how to page the rest")
+
+
+OMITTED = Field(None, description="what this reply left out to stay within its size budget (reply_budget), per "
+                "field: how many items it shows, how many it left out per predicate, how to page the rest")
+
+
 class SessionSummary(_Model):
     """What initialise_session returns: the handle and a short task summary."""
 
@@ -186,6 +199,8 @@ class SessionSummary(_Model):
     warnings: list[str] | None = Field(None, description="what the checker noticed but accepted, e.g. a declared "
                                        "requirement the task never uses (every level but paper)")
     next: str | None = Field(None, description="what to call next")
+    reply_budget: int | None = Field(None, description="this session's reply size budget in characters")
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class StateView(_Model):
@@ -197,6 +212,11 @@ class StateView(_Model):
     values: Values | None = Field(None, description="numeric tasks: the fluents' values now (static ones with "
                                   "include_static)")
     feedback: FeedbackView | None = None
+    part: str | None = Field(None, description="a page: which part (state, static, objects or goal)")
+    total: int | None = Field(None, description="a page: items of that part (and group) in all")
+    offset: int | None = None
+    next_offset: int | None = Field(None, description="a page: offset of the next page; absent on the last page")
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class ActionsPage(_Model):
@@ -231,6 +251,7 @@ class StepOutcome(_Model):
     failure: FailureView | None = None
     feedback: FeedbackView | None = None
     attempts_left: int | None = None
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class ExplainOutcome(_Model):
@@ -246,6 +267,7 @@ class ResetOutcome(_Model):
     state: StateAtoms | None = None
     values: Values | None = None
     counters: Counters | None = None
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class UndoOutcome(_Model):

@@ -52,6 +52,7 @@ from .errors import (
     clip,
     one_line,
 )
+from .budget import MIN_BUDGET, budget_of, fit, flatten, prefix, regroup
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
 from .render import View, for_level, number_or_none, reference_failure, static_values
 from .store import ServerOptions, SessionEntry, SessionStore
@@ -76,6 +77,7 @@ ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
 PageSize = Annotated[int | None, Field(ge=1, description="page size (clamped to the server's maximum)")]
+ReplyBudget = Annotated[int | None, Field(ge=MIN_BUDGET, description="most characters of this reply")]
 FeedbackName = Literal[FEEDBACK_LEVELS]  # type: ignore[valid-type]  # the names, defined once in ..names
 HeuristicName = Literal[HEURISTIC_NAMES]  # type: ignore[valid-type]
 
@@ -152,7 +154,8 @@ class Tool:
         if not self.on_session:
 
             async def serve_plain(**arguments: Any) -> CallToolResult:
-                return reply(await fn(served, **arguments))
+                result = await fn(served, **arguments)
+                return reply(fit(result, budget_of(arguments.get("reply_budget"), served.opts.reply_budget)))
 
             handler = serve_plain
         else:
@@ -169,7 +172,9 @@ class Tool:
                     result = await fn(call, **arguments)
                 else:
                     result = await store.run(entry, lambda: fn(call, **arguments))
-                return reply(for_level(entry.session.feedback_level, result) if self.level else result)
+                result = for_level(entry.session.feedback_level, result) if self.level else result
+                return reply(fit(result, budget_of(arguments.get("reply_budget"), entry.reply_budget,
+                                                   opts.reply_budget)))
 
             handler = serve_session
         handler.__name__ = fn.__name__
@@ -251,11 +256,14 @@ async def initialise_session(
     backend: Annotated[Literal["auto", "grounded", "lifted"] | None, Field(
         description="grounded (heuristics, landmarks) or lifted (large tasks open fast); auto: grounded "
                     "when a size estimate says small")] = None,
+    reply_budget: Annotated[int | None, Field(
+        ge=MIN_BUDGET, description="most characters of a reply (default 25,000; see 'omitted')")] = None,
 ) -> m.SessionSummary:
     """Start a simulation session on a PDDL task and return its session_id.
 
     Give a bundled task name (see list_bundled_tasks), or domain and problem as PDDL text or file paths.
-    The reply summarises objects by type, the action schemas, the goal and the static facts."""
+    The reply summarises objects by type, the action schemas, the goal and the static facts. A reply over its
+    budget leaves items out and says in 'omitted' what and how to page them."""
     store, opts = served.store, served.opts
     spec = resolve_task_input(opts, task, domain, problem)
     level = FeedbackLevel.parse(feedback or opts.feedback)
@@ -304,6 +312,7 @@ async def initialise_session(
             tool_calls=1,
             goal_pos=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if not g.startswith("(not ")),
             goal_neg=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if g.startswith("(not ")),
+            reply_budget=reply_budget,
         )
         view = View(entry, opts)
 
@@ -335,6 +344,7 @@ async def initialise_session(
                 feedback=view.current_feedback(),
                 warnings=[w.headline() for w in session.lifted.report.warnings[:MAX_WARNINGS]] or None,
                 next="call query_current_state and query_applicable_actions, then execute_single_action",
+                reply_budget=budget_of(reply_budget, opts.reply_budget),
             )
 
         result = await store.run(entry, summary, thread=True)
@@ -352,11 +362,21 @@ def query_current_state(
     call: Call,
     include_static: Annotated[bool | None, Field(
         description="also list static facts (compact rendering leaves them out after initialise_session)")] = None,
+    part: Annotated[Literal["state", "static", "objects", "goal"] | None, Field(
+        description="page through this part")] = None,
+    group: Annotated[str | None, Field(max_length=200, description="only this predicate (or type)")] = None,
+    offset: Annotated[int, Field(ge=0, description="first item of the page")] = 0,
+    limit: PageSize = None,
+    reply_budget: ReplyBudget = None,
 ) -> m.StateView:
     """The atoms that hold now, grouped by predicate (compact) or as a flat list (plain), and whether the goal
-    is reached."""
+    is reached. Over the reply budget, it keeps each predicate's first atoms ('omitted' says what it left out);
+    part, group, offset and limit page through the state, static facts, objects or goal."""
     s, view = call.session, call.view
     static = (view.plain or view.paper) if include_static is None else include_static
+    if part is not None or group is not None or offset or limit is not None:
+        return _state_page(call, part or "state", static, group, offset, limit,
+                           budget_of(reply_budget, call.entry.reply_budget, call.opts.reply_budget))
     ids = view.state_ids(s.state, static)
     return m.StateView(
         step=len(s.history),
@@ -380,8 +400,7 @@ def query_applicable_actions(
         max_length=200, description="only actions with this object as an argument")] = None,
 ) -> m.ActionsPage:
     """The actions applicable in the current state, sorted, one page at a time, with the total count and a
-    count per schema. When a lifted session has too many actions to list at once, pages are still found (in
-    the same order, without listing the rest): the reply then says total_at_least instead of total."""
+    count per schema (total_at_least instead when too many to count)."""
     page = _page_size(call.opts, call.entry, limit)
     s = call.session
     lifted = s.lifted
@@ -398,12 +417,13 @@ def query_applicable_actions(
         if oid is None:
             raise reference_failure(Failure(ErrorCode.UNKNOWN_OBJECT, f"unknown object '{clip(involving)}'"), lifted)
         keep.append(lambda a: oid in a.args)
+    budget = budget_of(call.entry.reply_budget, call.opts.reply_budget)
     if s.applicable_count() is None:
-        return _lazy_page(s, offset, page, keep[1:] if wanted is not None else keep, wanted)
+        return _fit_actions(_lazy_page(s, offset, page, keep[1:] if wanted is not None else keep, wanted), budget)
     actions = [a for a in s.applicable_actions() if all(k(a) for k in keep)]
     chunk = actions[offset: offset + page]
     end = offset + len(chunk)
-    return m.ActionsPage(
+    return _fit_actions(m.ActionsPage(
         step=len(s.history),
         total=len(actions),
         offset=offset,
@@ -411,7 +431,54 @@ def query_applicable_actions(
         actions=[s.task.render_action(a) for a in chunk],
         next_offset=end if end < len(actions) else None,
         by_schema=dict(sorted(Counter(a.schema.display for a in actions).items())),
-    )
+    ), budget)
+
+
+def _fit_actions(page: m.ActionsPage, budget: int) -> m.ActionsPage:
+    """``page`` cut at the end to fit ``budget`` (its next_offset continues it)."""
+    start = page.offset or 0
+
+    def build(k: int) -> m.ActionsPage:
+        more = k < len(page.actions) or page.next_offset is not None
+        return page.model_copy(update={"actions": page.actions[:k], "next_offset": start + k if more else None})
+
+    return prefix(build, len(page.actions), budget)[0]  # type: ignore[return-value]
+
+
+def _state_page(call: Call, part: str, static: bool, group: str | None, offset: int, limit: int | None,
+                budget: int) -> m.StateView:
+    """One page of a part of the task (see query_current_state), items in
+    the order the whole reply lists them, cut to fit ``budget``."""
+    s, view = call.session, call.view
+    if part == "objects":
+        items: Any = summarise_objects(s)
+    elif part == "goal":
+        items = sorted(s.lifted.goal_parts(), key=natural_key)
+    elif part == "static":
+        items = view.atoms(s.task.static_atoms & s.observe())
+    else:
+        items = view.atoms(view.state_ids(s.state, static or (group is not None and _is_static(s, group))))
+    pairs = flatten(items)
+    if group is not None:
+        want = group.strip().lower()
+        pairs = [(g, x) for g, x in pairs if g.lower() in (want, f"{want} (derived)")]
+    total = len(pairs)
+    pairs = pairs[offset:]
+    if limit is not None:
+        pairs = pairs[:limit]
+    grouped = isinstance(items, dict)
+
+    def build(k: int) -> m.StateView:
+        end = offset + k
+        return m.StateView(step=len(s.history), goal_reached=s.is_goal(), atoms=k, state=regroup(pairs[:k], grouped),
+                           part=part, total=total, offset=offset, next_offset=end if end < total else None)
+
+    return prefix(build, len(pairs), budget)[0]  # type: ignore[return-value]
+
+
+def _is_static(s: Session, predicate: str) -> bool:
+    index = s.lifted.predicate_index.get(predicate.strip().lower())
+    return index is not None and index not in s.lifted.fluent_predicates
 
 
 LAZY_SCAN = 200_000
