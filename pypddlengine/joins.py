@@ -131,8 +131,8 @@ def join_source(schema: Schema, static: frozenset[int], stats: JoinStats, *, nam
     tuple of all of them). With ``trigger``, the positive atom of that index
     is the parameter ``key`` (semi-naive evaluation). ``used`` collects the
     ``(static?, predicate) -> positions`` looked up, for :class:`Relations`.
-    Every loop iteration counts down ``left[0]`` and calls ``tick()`` when
-    it goes below zero (the caller's work limit)."""
+    Every loop counts its iterations down ``left[0]`` before it runs and
+    calls ``tick()`` when it goes below zero (the caller's work limit)."""
     var: dict[int, str] = {}
     lines = [f"def {name}({params}):"]
     depth = [1]
@@ -218,22 +218,23 @@ def join_source(schema: Schema, static: frozenset[int], stats: JoinStats, *, nam
             value = term(a)
             if used is not None:
                 used.setdefault((is_static, pred), set()).add(pos)
-            line(f"for {cand} in {by_pos}.get(({pred}, {pos}, {value}), ()):")
+            line(f"{cand}s = {by_pos}.get(({pred}, {pos}, {value}), ())")
             skip: int | None = pos
         else:
-            line(f"for {cand} in {by_pred}[{pred}]:")
+            line(f"{cand}s = {by_pred}[{pred}]")
             skip = None
-        depth[0] += 1
-        line("left[0] -= 1")
+        line(f"left[0] -= len({cand}s)")  # the loop's steps, counted before it runs
         line("if left[0] < 0: tick()")
+        line(f"for {cand} in {cand}s:")
+        depth[0] += 1
         bind(cand, args, skip)
         flush()
     for i in range(schema.arity):
         if i not in var:
+            line(f"left[0] -= len(D{i})")
+            line("if left[0] < 0: tick()")
             line(f"for v{i} in D{i}:")
             depth[0] += 1
-            line("left[0] -= 1")
-            line("if left[0] < 0: tick()")
             var[i] = f"v{i}"
             flush()
     assert not checks, checks

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from types import CodeType
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
@@ -58,8 +58,8 @@ PAGE_WORK = 4 * EMIT_WORK
 """Join steps one action of a requested page adds to the work limit of a lazy listing."""
 
 CACHE_LIMIT = 200_000
-"""Instantiated actions kept per task; beyond it the cache starts again
-(actions in a session's history stay alive through the history)."""
+"""Instantiated actions kept per schema; beyond it the schema's cache starts
+again (actions in a session's history stay alive through the history)."""
 
 
 class LazyTask(StepSpace):
@@ -78,7 +78,9 @@ class LazyTask(StepSpace):
         self.atom_ids: dict[AtomKey, int] = dict(zip(self.atoms, range(len(self.atoms)), strict=True))
         self.static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
         self._ids = itertools.count()
-        self._cache: dict[tuple[int, tuple[int, ...]], GroundAction | None] = {}
+        self._caches: list[dict[tuple[int, ...], GroundAction | None]] = [{} for _ in lifted.schemas]
+        """Each schema's instantiated actions by arguments (``None``: refuted statically)."""
+        self._cache_limit = CACHE_LIMIT
         self._axiom_cache: dict[tuple[int, tuple[int, ...]], GroundAxiom | None] = {}
         self.general: object | None = True if lifted.general else None
         self._joins: _Joins | None = None
@@ -141,8 +143,8 @@ class LazyTask(StepSpace):
     def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
         """The ground action ``schema(args)`` (``args`` type-checked), or
         ``None`` when an equality or a static literal refutes it."""
-        key = (schema.id, args)
-        act = self._cache.get(key, _MISSING)
+        cache = self._caches[schema.id]
+        act = cache.get(args, _MISSING)
         if act is not _MISSING:
             return act  # type: ignore[return-value]
         act = self._makers[schema.id](args)
@@ -153,10 +155,9 @@ class LazyTask(StepSpace):
             else:
                 attach(act, self.lifted, cond, effects)
                 act.derive = self.axioms
-        cache = self._cache
-        if len(cache) >= CACHE_LIMIT:
-            cache.clear()
-        cache[key] = act
+        if len(cache) >= self._cache_limit:
+            cache.clear()  # the same dict: the joins' generated code reads it
+        cache[args] = act
         return act
 
     def axiom(self, schema: Schema, args: tuple[int, ...]) -> GroundAxiom | None:
@@ -188,6 +189,11 @@ class LazyTask(StepSpace):
         for app in joins.applicable:
             app(out, state)
         return out
+
+    def advanced(self, before: State, after: State, added: Iterable[int], deleted: Iterable[int]) -> None:
+        joins = self._joins
+        if joins is not None and joins.source is before and self.axioms is None:  # derived atoms change too
+            joins.shift(after, added, deleted)
 
     def listing(self, state: State, schema: Schema | None = None) -> Listing:
         """The applicable actions of ``state`` (of ``schema`` only, when given)
@@ -298,7 +304,8 @@ class _Joins:
                 "left": self.left, "tick": self.tick}
 
         def function(code: CodeType, schema: Schema, name: str) -> Any:
-            ns = {**base, **namespace(schema), "schema": schema}
+            ns = {**base, **namespace(schema), "schema": schema, "M": _MISSING,
+                  "C": task._caches[schema.id] if schema.id < len(task._caches) else None}
             exec(code, ns)
             return ns[name]
 
@@ -351,20 +358,27 @@ class _Joins:
         """Make :attr:`fluent` hold the atoms of ``state``."""
         if state is self.source:
             return
-        ids, atoms, static, rel = self.ids, self.task.atoms, self.task.static, self.fluent
+        ids = self.ids
         gone = ids.difference(state)
         new = state.difference(ids) if isinstance(state, frozenset) else state - ids
-        for i in gone:
+        self.shift(state, new, gone)
+        self.source = state if isinstance(state, frozenset) else None
+
+    def shift(self, state: State | set[int], added: Iterable[int], deleted: Iterable[int]) -> None:
+        """Make :attr:`fluent` hold ``state``, which the state it holds becomes
+        by adding ``added`` and deleting ``deleted`` (exactly: nothing else changes)."""
+        ids, atoms, static, rel = self.ids, self.task.atoms, self.task.static, self.fluent
+        for i in deleted:
             key = atoms[i]
             if key[0] not in static:
                 rel.remove(key)
-        for i in new:
+        for i in added:
             key = atoms[i]
             if key[0] not in static:
                 rel.add(key)
-        ids.difference_update(gone)
-        ids.update(new)
-        self.source = state if isinstance(state, frozenset) else None
+        ids.difference_update(deleted)
+        ids.update(added)
+        self.source = state  # type: ignore[assignment]
 
     def add(self, atom: int, key: AtomKey) -> None:
         self.ids.add(atom)
@@ -397,7 +411,8 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
         # an instance costs more than a join step; a general one also evaluates its residual precondition,
         # whose quantifiers enumerate their bindings each time (so the work limit bounds them too)
         work = EMIT_WORK + (quantified_size(lifted, schema.residual) if schema.general else 0)
-        emit = [f"left[0] -= {work}", "act = lookup(schema, a)"]
+        emit = [f"left[0] -= {work}", "if left[0] < 0: tick()", "act = C.get(a, M)",
+                "if act is M: act = lookup(schema, a)"]
         if schema.general:
             emit.append("if act is not None and act.applicable(state): out.append(act)")
         else:  # the join decided the whole precondition

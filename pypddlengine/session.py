@@ -478,6 +478,7 @@ class Session:
             seen_before, seen_after = self.observe(state), self.observe(new_state)
             shown_added, shown_deleted = tuple(seen_after - seen_before), tuple(seen_before - seen_after)
             fired = ()  # their conditions and changes may name hidden atoms
+        self.task.advanced(state, new_state, added, deleted)
         self._state = new_state
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted, move.changed))

@@ -154,6 +154,10 @@ def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
 
 
+SORT_KEYS = 500_000
+"""Sort keys a backend keeps at most (then it starts afresh)."""
+
+
 class Listing:
     """The applicable actions of one state in the canonical order of
     :meth:`StepSpace.sort_actions`, listed as far as asked: :meth:`first`
@@ -197,6 +201,8 @@ class StepSpace:
     general: object | None
     """``None`` for a STRIPS task (the fast paths), else what it adds (backend-specific)."""
     _object_rank: list[int] | None = None
+    _sort_keys: dict[GroundAction, tuple[int, ...]] | None = None
+    """Each listed action's sort key (see :meth:`sort_actions`), kept for the next listing."""
     _schema_rank: list[int]
     _by_ref: dict[tuple[Any, ...], GroundAction | None] | None = None
 
@@ -234,6 +240,11 @@ class StepSpace:
         applicable in no state reachable from the initial state."""
         raise NotImplementedError
 
+    def advanced(self, before: State, after: State, added: Iterable[int], deleted: Iterable[int]) -> None:
+        """Told by a session that a step went from ``before`` to ``after``,
+        adding and deleting exactly these atoms (a backend that follows its
+        states, like the lifted one's joins, moves without comparing them)."""
+
     def listing(self, state: State, schema: Schema | None = None) -> Listing:
         """The applicable actions of ``state`` (of ``schema`` only, when given)
         in canonical order, to be listed as far as asked."""
@@ -245,8 +256,16 @@ class StepSpace:
         (``b2`` before ``b10``): deterministic and readable."""
         if self._object_rank is None:
             self._rank()
-        srank, orank = self._schema_rank, self._object_rank
-        return sorted(actions, key=lambda a: (srank[a.schema.id], [orank[o] for o in a.args]))
+        keys = self._sort_keys
+        if keys is None or len(keys) > SORT_KEYS:
+            keys = self._sort_keys = {}
+        actions = actions if isinstance(actions, list) else list(actions)
+        missing = [a for a in actions if a not in keys]
+        if missing:
+            srank, orank = self._schema_rank, self._object_rank
+            for a in missing:
+                keys[a] = (srank[a.schema.id], *[orank[o] for o in a.args])
+        return sorted(actions, key=keys.__getitem__)
 
     def is_goal(self, state: State | set[int]) -> bool:
         if self.lifted.goal_static_false:
