@@ -201,7 +201,7 @@ class StepSpace:
     general: object | None
     """``None`` for a STRIPS task (the fast paths), else what it adds (backend-specific)."""
     _object_rank: list[int] | None = None
-    _sort_keys: dict[GroundAction, tuple[int, ...]] | None = None
+    _sort_keys: dict[GroundAction, int] | None = None
     """Each listed action's sort key (see :meth:`sort_actions`), kept for the next listing."""
     _schema_rank: list[int]
     _by_ref: dict[tuple[Any, ...], GroundAction | None] | None = None
@@ -261,10 +261,15 @@ class StepSpace:
             keys = self._sort_keys = {}
         actions = actions if isinstance(actions, list) else list(actions)
         missing = [a for a in actions if a not in keys]
-        if missing:
+        if missing:  # one integer per action (faster to compare than a tuple): digits in base len(objects)
             srank, orank = self._schema_rank, self._object_rank
+            base = len(orank) + 1
+            top = max((len(s.params) for s in self.lifted.schemas), default=0)
             for a in missing:
-                keys[a] = (srank[a.schema.id], *[orank[o] for o in a.args])
+                key = srank[a.schema.id]
+                for o in a.args:
+                    key = key * base + orank[o] + 1
+                keys[a] = key * base ** (top - len(a.args))
         return sorted(actions, key=keys.__getitem__)
 
     def is_goal(self, state: State | set[int]) -> bool:
