@@ -263,6 +263,7 @@ class StepSpace:
         missing = [a for a in actions if a not in keys]
         if missing:  # one integer per action (faster to compare than a tuple): digits in base len(objects)
             srank, orank = self._schema_rank, self._object_rank
+            assert orank is not None
             base = len(orank) + 1
             top = max((len(s.params) for s in self.lifted.schemas), default=0)
             for a in missing:

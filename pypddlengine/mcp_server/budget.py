@@ -40,6 +40,7 @@ _PAGE = {
     "goal": f"{STATE}(part='goal', offset=N)",
     "added": f"{STATE}(group=PREDICATE) for the state after the step",
     "deleted": f"{STATE}(group=PREDICATE) for the state after the step",
+    "undone": "not kept after the undo: undo fewer steps at once to see each",
 }
 """How to page each field that :func:`fit` may shorten."""
 
@@ -48,6 +49,7 @@ TRIMMED: dict[type, tuple[str, ...]] = {
     m.StateView: ("state",),
     m.StepOutcome: ("state", "deleted", "added"),
     m.ResetOutcome: ("state",),
+    m.UndoOutcome: ("state", "deleted", "added", "undone"),
 }
 """The fields :func:`fit` may shorten, per reply model, the first first."""
 

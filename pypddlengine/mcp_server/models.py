@@ -280,6 +280,7 @@ class UndoOutcome(_Model):
                                           "their value now")
     state: StateAtoms | None = None
     values: Values | None = None
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class CheckpointInfo(_Model):

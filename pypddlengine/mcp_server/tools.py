@@ -60,6 +60,7 @@ from .store import ServerOptions, SessionEntry, SessionStore
 __all__ = ["REGISTRY", "Call", "Served", "Tool", "reply", "server_tool", "session_tool"]
 
 T = TypeVar("T")
+PageT = TypeVar("PageT", m.ActionsPage, m.HistoryView)
 
 THREADED_ACTIONS = 5_000
 """A session of more ground actions runs every call in a worker thread (its
@@ -434,8 +435,9 @@ def query_applicable_actions(
     ), budget)
 
 
-def _fit_actions(page: m.ActionsPage, budget: int) -> m.ActionsPage:
-    """``page`` cut at the end to fit ``budget`` (its next_offset continues it)."""
+def _fit_actions(page: PageT, budget: int) -> PageT:
+    """``page`` (of actions or of the history) cut at the end to fit ``budget``
+    (its next_offset continues it)."""
     start = page.offset or 0
 
     def build(k: int) -> m.ActionsPage:
@@ -591,14 +593,14 @@ def query_action_history(
     plan = s.plan()
     chunk = plan[offset: offset + page]
     end = offset + len(chunk)
-    return m.HistoryView(
+    return _fit_actions(m.HistoryView(
         length=len(plan),
         offset=offset,
         actions=chunk,
         next_offset=end if end < len(plan) else None,
         goal_reached=s.is_goal(),
         counters=call.entry.counters(),
-    )
+    ), budget_of(call.entry.reply_budget, call.opts.reply_budget))
 
 
 @session_tool(READ_ONLY)

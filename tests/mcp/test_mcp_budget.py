@@ -142,3 +142,27 @@ async def test_the_demo_search_agent_solves_under_a_small_budget(corpus) -> None
             assert found is not None
             verdict = await call("validate_complete_plan", session_id=sid)
             assert verdict["valid"] and verdict["length"] == len(found[0])
+
+
+async def test_history_pages_and_undo_replies_keep_the_budget() -> None:
+    from mcp_support import BW_DOMAIN, bw_problem
+
+    async with Client(build_server(max_steps=1_000_000)) as client:
+        text, init = await _text(client, "initialise_session", domain=BW_DOMAIN, problem=bw_problem(40, flat=True),
+                                 reply_budget=2000)
+        sid = init["session_id"]
+        done: list[str] = []
+        for _ in range(120):
+            _, page = await _text(client, "query_applicable_actions", session_id=sid, limit=1)
+            _, step = await _text(client, "execute_single_action", session_id=sid, action=page["actions"][0])
+            done.append(step["action"])
+        seen: list[str] = []
+        offset = 0
+        while offset is not None:
+            text, page = await _text(client, "query_action_history", session_id=sid, offset=offset)
+            assert len(text) <= 2000
+            seen += page["actions"]
+            offset = page.get("next_offset")
+        assert seen == done
+        text, undone = await _text(client, "undo_last_action", session_id=sid, steps=100, include_state=True)
+        assert len(text) <= 2000 and len(undone["undone"]) == 100
