@@ -350,7 +350,8 @@ class _Joins:
             f"{self.doing} took more than {limit:,} join steps: the state has too many candidate actions (or "
             "derived atoms) to enumerate",
             code=ErrorCode.GROUNDING_LIMIT,
-            hint="execute an action by name (that needs no enumeration), or raise the limit (max_actions)",
+            hint="ask for the first actions only (applicable_actions(limit=k); over MCP, pages), execute an "
+                 "action by name (that needs no enumeration), or raise the limit (max_actions)",
             details={"limit": limit, "kind": "lifted"},
         )
 
