@@ -53,6 +53,11 @@ from .names import FEEDBACK_LEVELS
               help="Seconds after which an idle session is closed.")
 @click.option("--max-actions", type=click.IntRange(1), default=500_000, show_default=True,
               help="Largest grounding (ground actions) of one task.")
+@click.option("--max-input-mb", type=click.FloatRange(min=0.001), default=2.0, show_default=True,
+              help="Largest domain or problem initialise_session reads, in MB (10^6 bytes; INPUT_TOO_LARGE beyond: "
+                   "the IPC 2023 rovers hard tasks need 4).")
+@click.option("--reply-budget", type=click.IntRange(2000), default=25_000, show_default=True,
+              help="Most characters of one reply; longer ones leave items out, say what, and how to page them.")
 @click.option("--allow-files/--no-files", default=None,
               help="Let initialise_session read file paths [default: on for stdio, off for HTTP].")
 @click.option("--allow-file", "allowed_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
@@ -82,6 +87,8 @@ def serve(
     max_steps: int,
     idle_timeout: float,
     max_actions: int,
+    max_input_mb: float,
+    reply_budget: int,
     allow_files: bool | None,
     allowed_files: tuple[str, ...],
     max_sessions_per_client: int | None,
@@ -97,6 +104,7 @@ def serve(
       pypddl serve                          # for an MCP client that spawns it
       pypddl serve --http --port 8000       # http://127.0.0.1:8000/mcp
       pypddl serve --feedback heuristic     # h_FF distance after each step
+      pypddl serve --max-input-mb 8         # read domains and problems of up to 8 MB
       pypddl serve --allow-file bw/domain.pddl --allow-file bw/instance-7.pddl   # those two files only
       PYPDDL_AUTH_TOKEN=s3cret pypddl serve --http --host 0.0.0.0 --allowed-host planner.lan
 
@@ -114,6 +122,8 @@ def serve(
         "max_steps": max_steps,
         "idle_timeout": idle_timeout,
         "max_ground_actions": max_actions,
+        "max_pddl_bytes": round(max_input_mb * 1_000_000),
+        "reply_budget": reply_budget,
     }
     if allow_files is not None:
         options["allow_files"] = allow_files
@@ -221,7 +231,7 @@ async def best_first(
     state = await call("reset_to_initial_state", session_id=sid, include_state=True)
     if state["goal_reached"]:
         return [], []
-    seen = {_key(state["state"])}
+    seen = {await _state_key(call, sid, state)}
     tie = itertools.count()
     frontier = [_Node(0.0, next(tie), [], [])]
     current: list[str] = []
@@ -246,7 +256,7 @@ async def best_first(
                 if on_expand is not None:
                     on_expand(expansions, probes)
                 return [*node.path, action], [*node.hs, 0.0]
-            key = _key(step["state"])
+            key = await _state_key(call, sid, step)
             if h is not None and key not in seen:  # h_ff None: a proven dead end
                 seen.add(key)
                 f = h + g_weight * (len(node.path) + 1)
@@ -259,6 +269,20 @@ async def best_first(
 
 def _key(state: dict[str, list[str]] | list[str]) -> str:
     return json.dumps(state, sort_keys=True)
+
+
+async def _state_key(call: Call, sid: str, reply: dict[str, Any]) -> str:
+    """The key of the state a reply shows; when the reply's size budget cut it
+    ('omitted'), the whole state paged back through query_current_state."""
+    if "state" not in (reply.get("omitted") or {}):
+        return _key(reply["state"])
+    pages: list[Any] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = await call("query_current_state", session_id=sid, part="state", offset=offset)
+        pages.append(page["state"])
+        offset = page.get("next_offset")
+    return _key(pages)  # type: ignore[arg-type]
 
 
 async def find_inapplicable(call: Call, sid: str, summary: dict[str, Any], tries: int = 40) -> str | None:

@@ -30,7 +30,7 @@ from typing import Any
 
 from .lifted import AtomKey, LiftedTask, Schema, Template
 
-__all__ = ["JoinStats", "Relations", "join_source"]
+__all__ = ["JoinStats", "OrderedQuery", "Relations", "join_source"]
 
 
 class Relations:
@@ -72,6 +72,16 @@ class Relations:
     def update(self, keys: Iterable[AtomKey]) -> None:
         for key in keys:
             self.add(key)
+
+    def index(self, pred: int, pos: int) -> None:
+        """Index ``pred``'s atoms by position ``pos`` too (those held now and later)."""
+        have = self.positions.get(pred, ())
+        if pos in have:
+            return
+        self.positions = {**self.positions, pred: (*have, pos)}
+        by_pos = self.by_pos
+        for key in self.by_pred[pred]:
+            by_pos.setdefault((pred, pos, key[pos + 1]), set()).add(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +131,8 @@ def join_source(schema: Schema, static: frozenset[int], stats: JoinStats, *, nam
     tuple of all of them). With ``trigger``, the positive atom of that index
     is the parameter ``key`` (semi-naive evaluation). ``used`` collects the
     ``(static?, predicate) -> positions`` looked up, for :class:`Relations`.
-    Every loop iteration counts down ``left[0]`` and calls ``tick()`` when
-    it goes below zero (the caller's work limit)."""
+    Every loop counts its iterations down ``left[0]`` before it runs and
+    calls ``tick()`` when it goes below zero (the caller's work limit)."""
     var: dict[int, str] = {}
     lines = [f"def {name}({params}):"]
     depth = [1]
@@ -208,22 +218,23 @@ def join_source(schema: Schema, static: frozenset[int], stats: JoinStats, *, nam
             value = term(a)
             if used is not None:
                 used.setdefault((is_static, pred), set()).add(pos)
-            line(f"for {cand} in {by_pos}.get(({pred}, {pos}, {value}), ()):")
+            line(f"{cand}s = {by_pos}.get(({pred}, {pos}, {value}), ())")
             skip: int | None = pos
         else:
-            line(f"for {cand} in {by_pred}[{pred}]:")
+            line(f"{cand}s = {by_pred}[{pred}]")
             skip = None
-        depth[0] += 1
-        line("left[0] -= 1")
+        line(f"left[0] -= len({cand}s)")  # the loop's steps, counted before it runs
         line("if left[0] < 0: tick()")
+        line(f"for {cand} in {cand}s:")
+        depth[0] += 1
         bind(cand, args, skip)
         flush()
     for i in range(schema.arity):
         if i not in var:
+            line(f"left[0] -= len(D{i})")
+            line("if left[0] < 0: tick()")
             line(f"for v{i} in D{i}:")
             depth[0] += 1
-            line("left[0] -= 1")
-            line("if left[0] < 0: tick()")
             var[i] = f"v{i}"
             flush()
     assert not checks, checks
@@ -240,3 +251,155 @@ def namespace(schema: Schema) -> dict[str, object]:
         ns[f"d{i}"] = dom
         ns[f"D{i}"] = schema.domains[i]
     return ns
+
+
+class OrderedQuery:
+    """The answers of one schema's query in the canonical order (parameter
+    by parameter, each in object rank order), produced one at a time: the
+    first page of applicable actions without the rest.
+
+    Variable-at-a-time (generic join): parameter ``i``'s candidates are the
+    values at its position(s) of the atoms matching what is bound (one atom
+    generates them, the other atoms that still have unbound variables
+    intersect their projections, the atoms ``i`` completes are membership
+    tests), then its type, equalities and negative literals filter them.
+    :meth:`needs` are the (static?, predicate) -> positions it looks up, for
+    :class:`Relations`."""
+
+    def __init__(self, schema: Schema, static: frozenset[int], stats: JoinStats, rank: list[int]) -> None:
+        self.schema = schema
+        n = schema.arity
+        self.rank = rank
+        self.needs: dict[tuple[bool, int], set[int]] = {}
+        self.ground_pos: list[tuple[bool, AtomKey]] = []
+        self.ground_neg: list[tuple[bool, AtomKey]] = []
+        # per level: (generators/projections, membership tests, negative tests, (in)equalities)
+        self.proj: list[list[tuple[bool, int, tuple[int, ...], tuple[tuple[int, int], ...], int | None]]] = \
+            [[] for _ in range(n)]
+        self.member: list[list[tuple[bool, int, tuple[int, ...]]]] = [[] for _ in range(n)]
+        self.negs: list[list[tuple[bool, int, tuple[int, ...]]]] = [[] for _ in range(n)]
+        self.pairs: list[list[tuple[bool, int, int]]] = [[] for _ in range(n)]
+        for pred, args in schema.pre:
+            st = pred in static
+            vs = sorted({a for a in args if a >= 0})
+            if not vs:
+                self.ground_pos.append((st, (pred, *[~a for a in args])))
+                continue
+            last = vs[-1]
+            for i in vs:
+                if i == last and i != vs[0]:
+                    self.member[i].append((st, pred, args))  # tested whole once its last variable is bound
+                    continue
+                ipos = tuple(p for p, a in enumerate(args) if a == i)
+                bound = tuple((p, a) for p, a in enumerate(args) if a < 0 or a < i)
+                look = None
+                if bound:
+                    look = max((p for p, _ in bound), key=lambda p: stats.distinct.get((pred, p), 1.0))
+                    self.needs.setdefault((st, pred), set()).add(look)
+                self.proj[i].append((st, pred, ipos, bound, look))
+        for pred, args in schema.neg:
+            vs = [a for a in args if a >= 0]
+            item = (pred in static, pred, args)
+            if vs:
+                self.negs[max(vs)].append(item)
+            else:
+                self.ground_neg.append((pred in static, (pred, *[~a for a in args])))
+        for eq, pairs in ((True, schema.eq), (False, schema.neq)):
+            for x, y in pairs:
+                vs = [a for a in (x, y) if a >= 0]
+                if vs:
+                    self.pairs[max(vs)].append((eq, x, y))
+                elif (x == y) != eq:
+                    self.ground_pos.append((True, (-1,)))  # never holds
+        # the generating atom of a level first: one with a looked-up position, then the most selective
+        for i in range(n):
+            self.proj[i].sort(key=lambda t: (t[4] is None, stats.size[t[1]]))
+        self.sorted_domains = [sorted(d, key=rank.__getitem__) for d in schema.domains]
+
+    def answers(self, rels: tuple[Relations, Relations], left: list[int], tick: Any) -> Any:
+        """Yield each answer (the tuple of objects) in canonical order;
+        ``rels`` are the (fluent, static) relations; every candidate looked
+        at counts down ``left[0]`` (``tick()`` below zero)."""
+        for st, key in self.ground_pos:
+            if key not in rels[st].keys:
+                return
+        for st, key in self.ground_neg:
+            if key in rels[st].keys:
+                return
+        schema, rank = self.schema, self.rank
+        n = schema.arity
+        if n == 0:
+            yield ()
+            return
+        vals = [0] * n
+
+        def term(a: int) -> int:
+            return vals[a] if a >= 0 else ~a
+
+        def key_of(pred: int, args: tuple[int, ...]) -> AtomKey:
+            return (pred, *[vals[a] if a >= 0 else ~a for a in args])
+
+        def candidates(i: int) -> list[int]:
+            found: set[int] | None = None
+            for st, pred, ipos, bound, look in self.proj[i]:
+                rel = rels[st]
+                if look is not None:
+                    bucket: Iterable[AtomKey] = rel.by_pos.get((pred, look, term(dict(bound)[look])), ())
+                else:
+                    bucket = rel.by_pred[pred]
+                want = [(p + 1, term(a)) for p, a in bound]
+                first, rest = ipos[0] + 1, [q + 1 for q in ipos[1:]]
+                vs: set[int] = set()
+                count = 0
+                for key in bucket:
+                    count += 1
+                    for p, v in want:
+                        if key[p] != v:
+                            break
+                    else:
+                        v = key[first]
+                        if all(key[q] == v for q in rest):
+                            vs.add(v)
+                left[0] -= count
+                if left[0] < 0:
+                    tick()
+                found = vs if found is None else found & vs
+                if not found:
+                    return []
+            if found is None:
+                return self.sorted_domains[i]
+            allowed = schema.domain_sets[i]
+            if allowed is not None:
+                found &= allowed
+            return sorted(found, key=rank.__getitem__)
+
+        def ok(i: int) -> bool:
+            for st, pred, args in self.member[i]:
+                if key_of(pred, args) not in rels[st].keys:
+                    return False
+            for st, pred, args in self.negs[i]:
+                if key_of(pred, args) in rels[st].keys:
+                    return False
+            for eq, x, y in self.pairs[i]:
+                if (term(x) == term(y)) != eq:
+                    return False
+            return True
+
+        # an explicit stack of candidate lists (no recursion: one generator frame)
+        stack = [iter(candidates(0))]
+        while stack:
+            i = len(stack) - 1
+            for v in stack[-1]:
+                left[0] -= 1
+                if left[0] < 0:
+                    tick()
+                vals[i] = v
+                if not ok(i):
+                    continue
+                if i + 1 == n:
+                    yield tuple(vals)
+                    continue
+                stack.append(iter(candidates(i + 1)))
+                break
+            else:
+                stack.pop()

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import itertools
 from types import CodeType
-from typing import Any, cast
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import ErrorCode, GroundingLimitError, PDDLError
 from .exact import Value
@@ -43,17 +44,23 @@ from .step import (
     thaw,
     tuple_source,
 )
-from .task import StepSpace
+from .task import Listing, StepSpace
 
-__all__ = ["LazyTask"]
+if TYPE_CHECKING:
+    from .joins import OrderedQuery
+
+__all__ = ["LazyListing", "LazyTask"]
 
 _MISSING = object()
 EMIT_WORK = 15
 """Join steps one candidate action counts for (it is instantiated), beyond its loop step."""
 
+PAGE_WORK = 4 * EMIT_WORK
+"""Join steps one action of a requested page adds to the work limit of a lazy listing."""
+
 CACHE_LIMIT = 200_000
-"""Instantiated actions kept per task; beyond it the cache starts again
-(actions in a session's history stay alive through the history)."""
+"""Instantiated actions kept per schema; beyond it the schema's cache starts
+again (actions in a session's history stay alive through the history)."""
 
 
 class LazyTask(StepSpace):
@@ -72,7 +79,9 @@ class LazyTask(StepSpace):
         self.atom_ids: dict[AtomKey, int] = dict(zip(self.atoms, range(len(self.atoms)), strict=True))
         self.static = frozenset(range(len(lifted.predicates))) - lifted.fluent_predicates
         self._ids = itertools.count()
-        self._cache: dict[tuple[int, tuple[int, ...]], GroundAction | None] = {}
+        self._caches: list[dict[tuple[int, ...], GroundAction | None]] = [{} for _ in lifted.schemas]
+        """Each schema's instantiated actions by arguments (``None``: refuted statically)."""
+        self._cache_limit = CACHE_LIMIT
         self._axiom_cache: dict[tuple[int, tuple[int, ...]], GroundAxiom | None] = {}
         self.general: object | None = True if lifted.general else None
         self._joins: _Joins | None = None
@@ -135,8 +144,8 @@ class LazyTask(StepSpace):
     def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
         """The ground action ``schema(args)`` (``args`` type-checked), or
         ``None`` when an equality or a static literal refutes it."""
-        key = (schema.id, args)
-        act = self._cache.get(key, _MISSING)
+        cache = self._caches[schema.id]
+        act = cache.get(args, _MISSING)
         if act is not _MISSING:
             return act  # type: ignore[return-value]
         act = self._makers[schema.id](args)
@@ -147,10 +156,9 @@ class LazyTask(StepSpace):
             else:
                 attach(act, self.lifted, cond, effects)
                 act.derive = self.axioms
-        cache = self._cache
-        if len(cache) >= CACHE_LIMIT:
-            cache.clear()
-        cache[key] = act
+        if len(cache) >= self._cache_limit:
+            cache.clear()  # the same dict: the joins' generated code reads it
+        cache[args] = act
         return act
 
     def axiom(self, schema: Schema, args: tuple[int, ...]) -> GroundAxiom | None:
@@ -182,6 +190,68 @@ class LazyTask(StepSpace):
         for app in joins.applicable:
             app(out, state)
         return out
+
+    def advanced(self, before: State, after: State, added: Iterable[int], deleted: Iterable[int]) -> None:
+        joins = self._joins
+        if joins is not None and joins.source is before and self.axioms is None:  # derived atoms change too
+            joins.shift(after, added, deleted)
+
+    def listing(self, state: State, schema: Schema | None = None) -> Listing:
+        """The applicable actions of ``state`` (of ``schema`` only, when given)
+        in canonical order, found as far as asked (the first page of a state
+        with millions of them costs a page)."""
+        return LazyListing(self, state, schema)
+
+    def ordered(self, state: State, schema: Schema | None = None) -> Iterator[GroundAction]:
+        """The applicable actions of ``state`` (of ``schema`` only, when given)
+        in canonical order, one at a time, from the joins' current relations:
+        whoever resumes it makes them hold ``state`` first (as
+        :class:`LazyListing` does)."""
+        joins = self.joins()
+        queries = joins.ordered()
+        if self._object_rank is None:
+            self._rank()
+        rels = (joins.fluent, joins.static_rel)
+        lookup, general = self.lookup, self.general is not None
+        order = sorted(range(len(queries)), key=self._schema_rank.__getitem__) if schema is None else [schema.id]
+        for sid in order:
+            query = queries[sid]
+            schema = query.schema
+            # as in the full listing: an instance costs more than a join step, a general one its quantifiers too
+            work = EMIT_WORK + (quantified_size(self.lifted, schema.residual) if schema.general else 0)
+            for args in query.answers(rels, joins.left, joins.tick):
+                joins.left[0] -= work
+                act = lookup(schema, args)
+                if act is not None and (not general or act.applicable(state)):
+                    yield act
+
+
+class LazyListing(Listing):
+    """:class:`Listing` of a lifted state: the ordered joins resumed as far as asked."""
+
+    def __init__(self, task: LazyTask, state: State, schema: Schema | None = None) -> None:
+        super().__init__(state, [], schema)
+        self.task = task
+        self.complete = False
+        self._more: Iterator[GroundAction] | None = None
+
+    def first(self, k: int) -> list[GroundAction]:
+        found = self.found
+        if len(found) < k and not self.complete:
+            joins = self.task.joins()
+            joins.move(self.state)
+            joins.start(f"listing the first {k:,} applicable actions of this state")
+            joins.left[0] += PAGE_WORK * k  # a long page may take longer than the limit; dead ends may not
+            if self._more is None:
+                self._more = self.task.ordered(self.state, self.schema)
+            try:
+                found.extend(itertools.islice(self._more, k - len(found)))
+            except BaseException:
+                self._more, self.found = None, []  # the generator is finished: start again when asked again
+                raise
+            if len(found) < k:
+                self.complete, self._more = True, None
+        return found[:k]
 
 
 def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> CodeType:
@@ -235,10 +305,13 @@ class _Joins:
                 "left": self.left, "tick": self.tick}
 
         def function(code: CodeType, schema: Schema, name: str) -> Any:
-            ns = {**base, **namespace(schema), "schema": schema}
+            ns = {**base, **namespace(schema), "schema": schema, "M": _MISSING,
+                  "C": task._caches[schema.id] if schema.id < len(task._caches) else None}
             exec(code, ns)
             return ns[name]
 
+        self.static_rel = static_rel
+        self._ordered: list[OrderedQuery] | None = None
         self.applicable = [function(codes[("app", s.id)], s, "app") for s in lifted.schemas]
         self.full = {s.id: function(codes[("full", s.id)], s, "full") for s in lifted.axiom_schemas}
         self.triggers: dict[int, list[tuple[Schema, Any]]] = {}
@@ -246,6 +319,26 @@ class _Joins:
             for i, (pred, _) in enumerate(s.pre):
                 if ("trig", s.id, i) in codes:
                     self.triggers.setdefault(pred, []).append((s, function(codes[("trig", s.id, i)], s, "trig")))
+
+    def ordered(self) -> list[OrderedQuery]:
+        """One :class:`OrderedQuery` per action schema (built on first use,
+        with the positions they look up indexed then)."""
+        if self._ordered is None:
+            from .joins import JoinStats, OrderedQuery
+
+            task = self.task
+            if task._object_rank is None:
+                task._rank()
+            rank = task._object_rank
+            assert rank is not None
+            stats = JoinStats.of(task.lifted)
+            queries = [OrderedQuery(s, task.static, stats, rank) for s in task.lifted.schemas]
+            for q in queries:
+                for (st, pred), positions in q.needs.items():
+                    for pos in positions:
+                        (self.static_rel if st else self.fluent).index(pred, pos)
+            self._ordered = queries
+        return self._ordered
 
     def start(self, doing: str) -> None:
         """Give the next joins the task's work limit."""
@@ -258,7 +351,8 @@ class _Joins:
             f"{self.doing} took more than {limit:,} join steps: the state has too many candidate actions (or "
             "derived atoms) to enumerate",
             code=ErrorCode.GROUNDING_LIMIT,
-            hint="execute an action by name (that needs no enumeration), or raise the limit (max_actions)",
+            hint="ask for the first actions only (applicable_actions(limit=k); over MCP, pages), execute an "
+                 "action by name (that needs no enumeration), or raise the limit (max_actions)",
             details={"limit": limit, "kind": "lifted"},
         )
 
@@ -266,20 +360,27 @@ class _Joins:
         """Make :attr:`fluent` hold the atoms of ``state``."""
         if state is self.source:
             return
-        ids, atoms, static, rel = self.ids, self.task.atoms, self.task.static, self.fluent
+        ids = self.ids
         gone = ids.difference(state)
         new = state.difference(ids) if isinstance(state, frozenset) else state - ids
-        for i in gone:
+        self.shift(state, new, gone)
+        self.source = state if isinstance(state, frozenset) else None
+
+    def shift(self, state: State | set[int], added: Iterable[int], deleted: Iterable[int]) -> None:
+        """Make :attr:`fluent` hold ``state``, which the state it holds becomes
+        by adding ``added`` and deleting ``deleted`` (exactly: nothing else changes)."""
+        ids, atoms, static, rel = self.ids, self.task.atoms, self.task.static, self.fluent
+        for i in deleted:
             key = atoms[i]
             if key[0] not in static:
                 rel.remove(key)
-        for i in new:
+        for i in added:
             key = atoms[i]
             if key[0] not in static:
                 rel.add(key)
-        ids.difference_update(gone)
-        ids.update(new)
-        self.source = state if isinstance(state, frozenset) else None
+        ids.difference_update(deleted)
+        ids.update(added)
+        self.source = state  # type: ignore[assignment]
 
     def add(self, atom: int, key: AtomKey) -> None:
         self.ids.add(atom)
@@ -312,7 +413,8 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
         # an instance costs more than a join step; a general one also evaluates its residual precondition,
         # whose quantifiers enumerate their bindings each time (so the work limit bounds them too)
         work = EMIT_WORK + (quantified_size(lifted, schema.residual) if schema.general else 0)
-        emit = [f"left[0] -= {work}", "act = lookup(schema, a)"]
+        emit = [f"left[0] -= {work}", "if left[0] < 0: tick()", "act = C.get(a, M)",
+                "if act is M: act = lookup(schema, a)"]
         if schema.general:
             emit.append("if act is not None and act.applicable(state): out.append(act)")
         else:  # the join decided the whole precondition

@@ -73,13 +73,13 @@ from .feedback import (
 from .grounding import DEFAULT_OPTIONS, GroundingOptions, check_lifted, estimate_grounding, ground
 from .landmarks import LandmarkProgress, Landmarks
 from .lazy import LazyTask
-from .lifted import Instance, LiftedTask, load_task
+from .lifted import Instance, LiftedTask, Schema, load_task
 from .model import ActionRef, Plan
 from .observation import Observation, compile_observation
 from .sources import PDDLSource
 from .step import GroundAction, State, revert
 from .syntax import MAX_INPUT_BYTES, parse_action_ref
-from .task import StepSpace, Task
+from .task import Listing, StepSpace, Task
 from .usercache import dataclass
 from .validate import ValidationReport, validate_plan
 
@@ -265,6 +265,10 @@ class Session:
         self._state: State = task.init
         self._history: list[HistoryEntry] = []
         self._applicable_cache: tuple[State, list[GroundAction]] | None = None
+        self._listing: Listing | None = None
+        """The current state's applicable actions as far as pages asked (see :meth:`applicable_actions`)."""
+        self._uncounted: State | None = None
+        """A state whose applicable actions are too many to list at once (see :meth:`applicable_count`)."""
         self._digests: list[int] = [_digest(task.init, 0, task.init, ()) if self.detect_loops else 0]
         """The digest of the state after each step of the history (0: the initial state)."""
         self._first_seen: dict[int, int] = {self._digests[0]: 0}
@@ -395,18 +399,47 @@ class Session:
 
     # ------------------------------------------------------------------ applicable actions
 
-    def applicable_actions(self) -> list[GroundAction]:
-        """The actions applicable now, sorted by name (cached per state)."""
+    def applicable_actions(self, limit: int | None = None, *, schema: Schema | None = None) -> list[GroundAction]:
+        """The actions applicable now, sorted by name (cached per state).
+
+        With ``limit``: the first ``limit`` of them (of ``schema`` only, when
+        given), in the same order. A lifted session finds only those (and goes
+        on from there when a later call in the same state asks for more), so a
+        state with millions of applicable actions still has a first page;
+        listing them all stops at the backend's work limit (``GROUNDING_LIMIT``)."""
         cache = self._applicable_cache
-        if cache is not None and cache[0] is self._state:
-            return cache[1]
+        if cache is not None and cache[0] is self._state and schema is None:
+            return cache[1] if limit is None else cache[1][:limit]
+        if limit is not None and (self.grounded is None or schema is not None):
+            listing = self._listing
+            if listing is None or listing.state is not self._state or listing.schema is not schema:
+                listing = self._listing = self.task.listing(self._state, schema)
+            page = listing.first(limit)
+            if listing.complete and schema is None:
+                self._applicable_cache = (self._state, listing.found)
+            return page
         actions = self.task.sort_actions(self.task.applicable(self._state))
         self._applicable_cache = (self._state, actions)
-        return actions
+        return actions if limit is None else actions[:limit]
 
-    def applicable_names(self) -> list[str]:
+    def applicable_names(self, limit: int | None = None) -> list[str]:
+        """The names of :meth:`applicable_actions` (the first ``limit`` of them)."""
         render = self.task.render_action
-        return [render(a) for a in self.applicable_actions()]
+        return [render(a) for a in self.applicable_actions(limit)]
+
+    def applicable_count(self) -> int | None:
+        """How many actions apply now; ``None`` when a lifted session's work
+        limit refuses to list them all (remembered for the state: pages of
+        :meth:`applicable_actions` with a ``limit`` still work)."""
+        if self._uncounted is self._state:
+            return None
+        try:
+            return len(self.applicable_actions())
+        except GroundingLimitError as err:
+            if err.details.get("kind") != "lifted":
+                raise
+            self._uncounted = self._state
+            return None
 
     # ------------------------------------------------------------------ execution
 
@@ -445,6 +478,7 @@ class Session:
             seen_before, seen_after = self.observe(state), self.observe(new_state)
             shown_added, shown_deleted = tuple(seen_after - seen_before), tuple(seen_before - seen_after)
             fired = ()  # their conditions and changes may name hidden atoms
+        self.task.advanced(state, new_state, added, deleted)
         self._state = new_state
         step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted, move.changed))

@@ -36,7 +36,7 @@ from .step import (
 )
 from .usercache import dataclass
 
-__all__ = ["GeneralParts", "GroundingStats", "RelaxedOperator", "StepSpace", "Task", "natural_key"]
+__all__ = ["GeneralParts", "GroundingStats", "Listing", "RelaxedOperator", "StepSpace", "Task", "natural_key"]
 # GroundAction, State, Formula, holds, ... live in pypddlengine.step (imported here for older imports)
 
 def _positive_dnf(f: Formula | None, negated: dict[int, int], cap: int = 32) -> list[tuple[int, ...]]:
@@ -154,6 +154,28 @@ def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
 
 
+SORT_KEYS = 500_000
+"""Sort keys a backend keeps at most (then it starts afresh)."""
+
+
+class Listing:
+    """The applicable actions of one state in the canonical order of
+    :meth:`StepSpace.sort_actions`, listed as far as asked: :meth:`first`
+    ``(k)`` lists the first ``k``. This one lists everything at once (the
+    grounded backend); the lifted backend's lists lazily."""
+
+    def __init__(self, state: State, found: list[GroundAction], schema: Schema | None = None) -> None:
+        self.state = state
+        self.schema = schema
+        """Only this schema's actions (``None``: all)."""
+        self.found = found
+        self.complete = True
+        """Whether :attr:`found` holds every applicable action."""
+
+    def first(self, k: int) -> list[GroundAction]:
+        return self.found[:k]
+
+
 class StepSpace:
     """What the session and the validator need from a backend: atom ids and
     their keys, the initial state, ground actions by reference, the goal
@@ -179,6 +201,8 @@ class StepSpace:
     general: object | None
     """``None`` for a STRIPS task (the fast paths), else what it adds (backend-specific)."""
     _object_rank: list[int] | None = None
+    _sort_keys: dict[GroundAction, int] | None = None
+    """Each listed action's sort key (see :meth:`sort_actions`), kept for the next listing."""
     _schema_rank: list[int]
     _by_ref: dict[tuple[Any, ...], GroundAction | None] | None = None
 
@@ -216,13 +240,38 @@ class StepSpace:
         applicable in no state reachable from the initial state."""
         raise NotImplementedError
 
+    def advanced(self, before: State, after: State, added: Iterable[int], deleted: Iterable[int]) -> None:
+        """Told by a session that a step went from ``before`` to ``after``,
+        adding and deleting exactly these atoms (a backend that follows its
+        states, like the lifted one's joins, moves without comparing them)."""
+
+    def listing(self, state: State, schema: Schema | None = None) -> Listing:
+        """The applicable actions of ``state`` (of ``schema`` only, when given)
+        in canonical order, to be listed as far as asked."""
+        found = self.sort_actions(self.applicable(state))
+        return Listing(state, found if schema is None else [a for a in found if a.schema is schema], schema)
+
     def sort_actions(self, actions: Iterable[GroundAction]) -> list[GroundAction]:
         """Order by schema name, then argument names in natural order
         (``b2`` before ``b10``): deterministic and readable."""
         if self._object_rank is None:
             self._rank()
-        srank, orank = self._schema_rank, cast("list[int]", self._object_rank)  # set by _rank()
-        return sorted(actions, key=lambda a: (srank[a.schema.id], [orank[o] for o in a.args]))
+        keys = self._sort_keys
+        if keys is None or len(keys) > SORT_KEYS:
+            keys = self._sort_keys = {}
+        actions = actions if isinstance(actions, list) else list(actions)
+        missing = [a for a in actions if a not in keys]
+        if missing:  # one integer per action (faster to compare than a tuple): digits in base len(objects)
+            srank, orank = self._schema_rank, self._object_rank
+            assert orank is not None
+            base = len(orank) + 1
+            top = max((len(s.params) for s in self.lifted.schemas), default=0)
+            for a in missing:
+                key = srank[a.schema.id]
+                for o in a.args:
+                    key = key * base + orank[o] + 1
+                keys[a] = key * base ** (top - len(a.args))
+        return sorted(actions, key=keys.__getitem__)
 
     def is_goal(self, state: State | set[int]) -> bool:
         if self.lifted.goal_static_false:

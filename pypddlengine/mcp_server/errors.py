@@ -48,7 +48,8 @@ ERROR_CODES: dict[str, str] = {
     ErrorCode.TYPE_MISMATCH: "use objects of the types the action's parameters require",
     ErrorCode.ACTION_SYNTAX: "write one action as '(name arg1 arg2)', e.g. '(stack a b)'",
     ErrorCode.FILE_NOT_FOUND: "check the path, or pass the PDDL text itself",
-    ErrorCode.INPUT_TOO_LARGE: "pass a smaller input",
+    ErrorCode.INPUT_TOO_LARGE: "pass a smaller input, or start the server with a larger limit "
+                               "(pypddl serve --max-input-mb N; default 2)",
     ErrorCode.GROUNDING_LIMIT: "the task grounds to too many actions or atoms for this server; use a smaller task",
     ErrorCode.GROUNDING_TIMEOUT: "the task takes too long to ground on this server; use a smaller task",
     ErrorCode.NESTING_LIMIT: "flatten the deeply nested (and ...)/(not ...) and call initialise_session again",
@@ -122,6 +123,8 @@ class ToolFailure(ToolError):
         if err.source is not None and err.span is not None:
             snippet = err.source.snippet(err.span)
         hint = err.hint or ERROR_CODES.get(code or err.code) or _PDDL_HINT
+        if (code or err.code) == ErrorCode.INPUT_TOO_LARGE:  # the server's limit, raised by its option
+            hint = ERROR_CODES[ErrorCode.INPUT_TOO_LARGE]
         return cls(code or err.code, f"{loc}: {err.message}" if loc else err.message, hint,
                    details=details, snippet=snippet)
 

@@ -127,7 +127,7 @@ class FailureView(_Model):
 
     code: str = Field(description="stable code, e.g. INAPPLICABLE_ACTION")
     message: str
-    unsatisfied: list[str] | None = Field(None, description="preconditions that do not hold now")
+    unsatisfied: list[str] | None = Field(default=None, description="preconditions that do not hold now")
     hints: list[str] | None = None
     suggestions: list[str] | None = None
 
@@ -139,7 +139,7 @@ class Counters(_Model):
     failed_attempts: int = Field(description="execute_single_action calls that changed nothing")
     resets: int
     undos: int = Field(description="actions undone by undo_last_action")
-    restores: int | None = Field(None, description="checkpoint restores (absent: none)")
+    restores: int | None = Field(default=None, description="checkpoint restores (absent: none)")
     attempts_left: int = Field(description="execute attempts left before STEP_LIMIT")
     tool_calls: int = Field(description="calls of any tool on this session, this one included")
 
@@ -151,6 +151,19 @@ class ActionSchemaView(_Model):
     effect: str | None = None
 
 
+class Omitted(_Model):
+    """What a reply left out of one field to stay within its size budget."""
+
+    shown: int = Field(description="items shown")
+    left_out: int = Field(description="items left out")
+    by_group: dict[str, int] = Field(description="items left out per predicate (or type)")
+    page: str = Field(description="how to page the rest")
+
+
+OMITTED = Field(default=None, description="what this reply left out to stay within its size budget (reply_budget), per "
+                "field: how many items it shows, how many it left out per predicate, how to page the rest")
+
+
 class SessionSummary(_Model):
     """What initialise_session returns: the handle and a short task summary."""
 
@@ -158,74 +171,87 @@ class SessionSummary(_Model):
     domain: str
     problem: str
     sources: dict[str, str] = Field(description="where domain and problem came from: text, file or bundled name")
-    objects: dict[str, list[str]] | None = Field(None, description="objects (and constants) by type")
+    objects: dict[str, list[str]] | None = Field(default=None, description="objects (and constants) by type")
     actions: list[ActionSchemaView] | None = None
     goal: list[str] | None = None
     static_facts: StateAtoms | None = Field(
         None, description="facts no action changes; left out of later states unless include_static is set"
     )
-    values: Values | None = Field(None, description="numeric tasks: the values of the fluents that can change")
+    values: Values | None = Field(default=None, description="numeric tasks: the values of the fluents that can change")
     static_values: Values | None = Field(
         None, description="numeric tasks: values no action changes (distances, capacities ...), given once here")
-    backend: str | None = Field(None, description="grounded (every action built up front) or lifted (actions "
+    backend: str | None = Field(default=None, description="grounded (every action built up front) or lifted (actions "
                                 "instantiated as met; no heuristic distances, landmarks or relaxed dead-end proofs)")
-    backend_note: str | None = Field(None, description="why this backend")
-    ground_actions: int | None = Field(None, description="ground actions of a grounded session (absent: lifted)")
-    applicable_now: int | None = Field(None, description="actions applicable in the initial state (absent: a lifted "
-                                       "session with too many to list; query_applicable_actions says why)")
+    backend_note: str | None = Field(default=None, description="why this backend")
+    ground_actions: int | None = Field(default=None, description="ground actions of a grounded session (absent: lifted)")
+    applicable_now: int | None = Field(default=None, description="actions applicable in the initial state (absent: a lifted "
+                                       "session with too many to list at once; query_applicable_actions still "
+                                       "pages them)")
     goal_reached: bool | None = None
     feedback_level: str
     rendering: Rendering
     max_steps: int | None = None
     idle_timeout_s: float | None = None
     label: str | None = None
-    observation: str | None = Field(None, description="the rules hiding atoms from states (partial observability)")
-    detect_loops: bool | None = Field(None, description="whether feedback says when a state repeats")
+    observation: str | None = Field(default=None, description="the rules hiding atoms from states (partial observability)")
+    detect_loops: bool | None = Field(default=None, description="whether feedback says when a state repeats")
     feedback: FeedbackView | None = None
-    warnings: list[str] | None = Field(None, description="what the checker noticed but accepted, e.g. a declared "
+    warnings: list[str] | None = Field(default=None, description="what the checker noticed but accepted, e.g. a declared "
                                        "requirement the task never uses (every level but paper)")
-    next: str | None = Field(None, description="what to call next")
+    next: str | None = Field(default=None, description="what to call next")
+    reply_budget: int | None = Field(default=None, description="this session's reply size budget in characters")
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class StateView(_Model):
-    step: int | None = Field(None, description="number of actions executed since the initial state")
+    step: int | None = Field(default=None, description="number of actions executed since the initial state")
     goal_reached: bool | None = None
-    atoms: int | None = Field(None, description="how many atoms are shown")
+    atoms: int | None = Field(default=None, description="how many atoms are shown")
     static_included: bool | None = None
     state: StateAtoms
-    values: Values | None = Field(None, description="numeric tasks: the fluents' values now (static ones with "
+    values: Values | None = Field(default=None, description="numeric tasks: the fluents' values now (static ones with "
                                   "include_static)")
     feedback: FeedbackView | None = None
+    part: str | None = Field(default=None, description="a page: which part (state, static, objects or goal)")
+    total: int | None = Field(default=None, description="a page: items of that part (and group) in all")
+    offset: int | None = None
+    next_offset: int | None = Field(default=None, description="a page: offset of the next page; absent on the last page")
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class ActionsPage(_Model):
     step: int | None = None
-    total: int | None = Field(None, description="applicable actions matching the filters")
+    total: int | None = Field(default=None, description="applicable actions matching the filters (absent when they "
+                              "were too many to count: see total_at_least)")
+    total_at_least: int | None = Field(default=None, description="when the total was not counted (a lifted session "
+                                       "with too many actions to list at once): at least this many match; pages "
+                                       "are found lazily, in the same sorted order")
     offset: int | None = None
     limit: int | None = None
     actions: list[str]
-    next_offset: int | None = Field(None, description="offset of the next page; absent on the last page")
-    by_schema: dict[str, int] | None = Field(None, description="how many of the matching actions each schema has")
+    next_offset: int | None = Field(default=None, description="offset of the next page; absent on the last page")
+    by_schema: dict[str, int] | None = Field(default=None, description="how many of the matching actions each schema has")
 
 
 class StepOutcome(_Model):
     """The result of execute_single_action."""
 
     success: bool
-    action: str | None = Field(None, description="the action as understood (canonical form)")
+    action: str | None = Field(default=None, description="the action as understood (canonical form)")
     step: int | None = None
     goal_reached: bool
     added: list[str] | None = None
     deleted: list[str] | None = None
     fired_effects: list[str] | None = Field(
         None, description="ADL tasks: the conditional effects that fired, each with its condition and objects")
-    values_changed: Values | None = Field(None, description="numeric tasks: the new value of each fluent the step "
+    values_changed: Values | None = Field(default=None, description="numeric tasks: the new value of each fluent the step "
                                           "changed")
     state: StateAtoms | None = None
-    values: Values | None = Field(None, description="numeric tasks, with the whole state: every fluent's value")
+    values: Values | None = Field(default=None, description="numeric tasks, with the whole state: every fluent's value")
     failure: FailureView | None = None
     feedback: FeedbackView | None = None
     attempts_left: int | None = None
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class ExplainOutcome(_Model):
@@ -237,10 +263,11 @@ class ExplainOutcome(_Model):
 class ResetOutcome(_Model):
     step: int
     goal_reached: bool | None = None
-    discarded_steps: int | None = Field(None, description="how many executed actions the reset dropped")
+    discarded_steps: int | None = Field(default=None, description="how many executed actions the reset dropped")
     state: StateAtoms | None = None
     values: Values | None = None
     counters: Counters | None = None
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class UndoOutcome(_Model):
@@ -249,10 +276,11 @@ class UndoOutcome(_Model):
     goal_reached: bool
     added: list[str] | None = None
     deleted: list[str] | None = None
-    values_changed: Values | None = Field(None, description="numeric tasks: fluents whose value changed back, with "
+    values_changed: Values | None = Field(default=None, description="numeric tasks: fluents whose value changed back, with "
                                           "their value now")
     state: StateAtoms | None = None
     values: Values | None = None
+    omitted: dict[str, Omitted] | None = OMITTED
 
 
 class CheckpointInfo(_Model):
@@ -263,12 +291,12 @@ class CheckpointInfo(_Model):
 class CheckpointOutcome(_Model):
     """The result of the checkpoint tool."""
 
-    name: str | None = Field(None, description="the checkpoint saved, restored or deleted")
+    name: str | None = Field(default=None, description="the checkpoint saved, restored or deleted")
     step: int = Field(description="the session's step after the call")
     goal_reached: bool | None = None
-    added: list[str] | None = Field(None, description="atoms that became true (restore)")
-    deleted: list[str] | None = Field(None, description="atoms that became false (restore)")
-    values_changed: Values | None = Field(None, description="numeric tasks: fluents whose value the restore "
+    added: list[str] | None = Field(default=None, description="atoms that became true (restore)")
+    deleted: list[str] | None = Field(default=None, description="atoms that became false (restore)")
+    values_changed: Values | None = Field(default=None, description="numeric tasks: fluents whose value the restore "
                                           "changed, with their value now")
     state: StateAtoms | None = None
     values: Values | None = None
@@ -276,7 +304,7 @@ class CheckpointOutcome(_Model):
 
 
 class HistoryView(_Model):
-    length: int | None = Field(None, description="actions executed since the initial state (the current plan)")
+    length: int | None = Field(default=None, description="actions executed since the initial state (the current plan)")
     offset: int | None = None
     actions: list[str] = Field(description="in execution order, starting at step offset+1")
     next_offset: int | None = None
@@ -302,10 +330,10 @@ class ValidationView(_Model):
     unsatisfied_goals: list[str] | None = None
     more_unsatisfied: int | None = None
     failure: StepFailureView | None = None
-    metric: Exact | None = Field(None, description="the problem's :metric expression after the plan (total-time: "
+    metric: Exact | None = Field(default=None, description="the problem's :metric expression after the plan (total-time: "
                                  "the number of steps)")
     metric_direction: Literal["minimize", "maximize"] | None = None
-    metric_error: str | None = Field(None, description="why the metric could not be evaluated")
+    metric_error: str | None = Field(default=None, description="why the metric could not be evaluated")
     summary: str | None = None
 
 

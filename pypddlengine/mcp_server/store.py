@@ -53,6 +53,9 @@ class ServerOptions:
     """Ground actions summed over the live sessions, a memory bound (``SERVER_CAPACITY``)."""
     max_plan_steps: int = 20_000
     """Steps of a plan given to ``validate_complete_plan`` (``PLAN_TOO_LONG``)."""
+    reply_budget: int = 25_000
+    """Characters of one reply (its JSON text) by default; longer replies leave
+    items out, say what and how to page them (see :mod:`.budget`)."""
     page_size: int = 50
     """Default page of ``query_applicable_actions`` and ``query_action_history`` (compact rendering)."""
     max_page_size: int = 1000
@@ -114,6 +117,8 @@ class SessionEntry:
     """The principal that opened it (:class:`.access.Caller`); no other principal can see it."""
     connection: str | None = None
     """The transport session it was opened on; released when that ends."""
+    reply_budget: int | None = None
+    """This session's reply size budget (``None``: the server's)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     tool_calls: int = 0
     steps_executed: int = 0

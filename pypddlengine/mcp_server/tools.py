@@ -33,7 +33,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..bundled import DEFAULT_TASK, bundled_domains, bundled_tasks
-from ..errors import ErrorCode, GroundingLimitError, PDDLError
+from ..errors import ErrorCode, PDDLError, counted
 from ..exact import to_json
 from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
@@ -53,6 +53,7 @@ from .errors import (
     clip,
     one_line,
 )
+from .budget import MIN_BUDGET, budget_of, fit, flatten, prefix, regroup
 from .inputs import build_session, resolve_task_input, summarise_actions, summarise_objects
 from .render import View, for_level, reference_failure, static_values
 from .store import ServerOptions, SessionEntry, SessionStore
@@ -60,6 +61,7 @@ from .store import ServerOptions, SessionEntry, SessionStore
 __all__ = ["REGISTRY", "Call", "Served", "Tool", "reply", "server_tool", "session_tool"]
 
 T = TypeVar("T")
+PageT = TypeVar("PageT", m.ActionsPage, m.HistoryView)
 
 THREADED_ACTIONS = 5_000
 """A session of more ground actions runs every call in a worker thread (its
@@ -77,6 +79,7 @@ ActionText = Annotated[
     str, Field(max_length=2000, description="one ground action, e.g. '(stack a b)' (also 'stack a b', 'stack(a, b)')")
 ]
 PageSize = Annotated[int | None, Field(ge=1, description="page size (clamped to the server's maximum)")]
+ReplyBudget = Annotated[int | None, Field(ge=MIN_BUDGET, description="most characters of this reply")]
 FeedbackName = Literal[FEEDBACK_LEVELS]  # type: ignore[valid-type]  # the names, defined once in ..names
 HeuristicName = Literal[HEURISTIC_NAMES]  # type: ignore[valid-type]
 
@@ -154,7 +157,8 @@ class Tool:
         if not self.on_session:
 
             async def serve_plain(**arguments: Any) -> CallToolResult:
-                return reply(await fn(served, **arguments))
+                result = await fn(served, **arguments)
+                return reply(fit(result, budget_of(arguments.get("reply_budget"), served.opts.reply_budget)))
 
             handler = serve_plain
         else:
@@ -171,7 +175,9 @@ class Tool:
                     result = await fn(call, **arguments)
                 else:
                     result = await store.run(entry, lambda: fn(call, **arguments))
-                return reply(for_level(entry.session.feedback_level, result) if self.level else result)
+                result = for_level(entry.session.feedback_level, result) if self.level else result
+                return reply(fit(result, budget_of(arguments.get("reply_budget"), entry.reply_budget,
+                                                   opts.reply_budget)))
 
             handler = serve_session
         handler.__name__ = fn.__name__
@@ -216,13 +222,8 @@ def server_tool(annotations: ToolAnnotations, *, states: bool = False
 
 def applicable_now(session: Session) -> int | None:
     """How many actions apply in the current state; None when a lifted session
-    cannot list them (its work limit: the error comes with query_applicable_actions)."""
-    try:
-        return len(session.applicable_actions())
-    except GroundingLimitError as err:
-        if err.details.get("kind") != "lifted":
-            raise
-        return None
+    has too many to list at once (query_applicable_actions pages them lazily)."""
+    return session.applicable_count()
 
 
 @server_tool(writes(destructive=False, idempotent=False), states=True)
@@ -258,11 +259,14 @@ async def initialise_session(
     backend: Annotated[Literal["auto", "grounded", "lifted"] | None, Field(
         description="grounded (heuristics, landmarks) or lifted (large tasks open fast); auto: grounded "
                     "when a size estimate says small")] = None,
+    reply_budget: Annotated[int | None, Field(
+        ge=MIN_BUDGET, description="most characters of a reply (default 25,000; see 'omitted')")] = None,
 ) -> m.SessionSummary:
     """Start a simulation session on a PDDL task and return its session_id.
 
     Give a bundled task name (see list_bundled_tasks), or domain and problem as PDDL text or file paths.
-    The reply summarises objects by type, the action schemas, the goal and the static facts."""
+    The reply summarises objects by type, the action schemas, the goal and the static facts. A reply over its
+    budget leaves items out and says in 'omitted' what and how to page them."""
     store, opts = served.store, served.opts
     spec = resolve_task_input(opts, task, domain, problem)
     level = FeedbackLevel.parse(feedback or opts.feedback)
@@ -311,6 +315,7 @@ async def initialise_session(
             tool_calls=1,
             goal_pos=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if not g.startswith("(not ")),
             goal_neg=frozenset(g for g in (*status.satisfied, *status.unsatisfied) if g.startswith("(not ")),
+            reply_budget=reply_budget,
         )
         view = View(entry, opts)
 
@@ -342,6 +347,7 @@ async def initialise_session(
                 feedback=view.current_feedback(),
                 warnings=[w.headline() for w in session.lifted.report.warnings[:MAX_WARNINGS]] or None,
                 next="call query_current_state and query_applicable_actions, then execute_single_action",
+                reply_budget=budget_of(reply_budget, opts.reply_budget),
             )
 
         result = await store.run(entry, summary, thread=True)
@@ -359,11 +365,21 @@ def query_current_state(
     call: Call,
     include_static: Annotated[bool | None, Field(
         description="also list static facts (compact rendering leaves them out after initialise_session)")] = None,
+    part: Annotated[Literal["state", "static", "objects", "goal"] | None, Field(
+        description="page through this part")] = None,
+    group: Annotated[str | None, Field(max_length=200, description="only this predicate (or type)")] = None,
+    offset: Annotated[int, Field(ge=0, description="first item of the page")] = 0,
+    limit: PageSize = None,
+    reply_budget: ReplyBudget = None,
 ) -> m.StateView:
     """The atoms that hold now, grouped by predicate (compact) or as a flat list (plain), and whether the goal
-    is reached."""
+    is reached. Over the reply budget, it keeps each predicate's first atoms ('omitted' says what it left out);
+    part, group, offset and limit page through the state, static facts, objects or goal."""
     s, view = call.session, call.view
     static = (view.plain or view.paper) if include_static is None else include_static
+    if part is not None or group is not None or offset or limit is not None:
+        return _state_page(call, part or "state", static, group, offset, limit,
+                           budget_of(reply_budget, call.entry.reply_budget, call.opts.reply_budget))
     ids = view.state_ids(s.state, static)
     return m.StateView(
         step=len(s.history),
@@ -387,25 +403,30 @@ def query_applicable_actions(
         max_length=200, description="only actions with this object as an argument")] = None,
 ) -> m.ActionsPage:
     """The actions applicable in the current state, sorted, one page at a time, with the total count and a
-    count per schema."""
+    count per schema (total_at_least instead when too many to count)."""
     page = _page_size(call.opts, call.entry, limit)
     s = call.session
     lifted = s.lifted
-    actions = s.applicable_actions()
+    keep: list[Callable[[Any], bool]] = []
+    wanted = None
     if schema is not None:
         wanted = lifted.schema_index.get(schema.strip().lower())
         if wanted is None:
             known = ", ".join(sorted(sc.display for sc in lifted.schemas))
             raise ToolFailure(INVALID_ARGUMENT, f"no action schema '{clip(schema)}'", f"the schemas are: {known}")
-        actions = [a for a in actions if a.schema is wanted]
+        keep.append(lambda a: a.schema is wanted)
     if involving is not None:
         oid = lifted.object_index.get(involving.strip().lower())
         if oid is None:
             raise reference_failure(Failure(ErrorCode.UNKNOWN_OBJECT, f"unknown object '{clip(involving)}'"), lifted)
-        actions = [a for a in actions if oid in a.args]
+        keep.append(lambda a: oid in a.args)
+    budget = budget_of(call.entry.reply_budget, call.opts.reply_budget)
+    if s.applicable_count() is None:
+        return _fit_actions(_lazy_page(s, offset, page, keep[1:] if wanted is not None else keep, wanted), budget)
+    actions = [a for a in s.applicable_actions() if all(k(a) for k in keep)]
     chunk = actions[offset: offset + page]
     end = offset + len(chunk)
-    return m.ActionsPage(
+    return _fit_actions(m.ActionsPage(
         step=len(s.history),
         total=len(actions),
         offset=offset,
@@ -413,6 +434,87 @@ def query_applicable_actions(
         actions=[s.task.render_action(a) for a in chunk],
         next_offset=end if end < len(actions) else None,
         by_schema=dict(sorted(Counter(a.schema.display for a in actions).items())),
+    ), budget)
+
+
+def _fit_actions(page: PageT, budget: int) -> PageT:
+    """``page`` (of actions or of the history) cut at the end to fit ``budget``
+    (its next_offset continues it)."""
+    start = page.offset or 0
+
+    def build(k: int) -> PageT:
+        more = k < len(page.actions) or page.next_offset is not None
+        return page.model_copy(update={"actions": page.actions[:k], "next_offset": start + k if more else None})
+
+    return prefix(build, len(page.actions), budget)[0]
+
+
+def _state_page(call: Call, part: str, static: bool, group: str | None, offset: int, limit: int | None,
+                budget: int) -> m.StateView:
+    """One page of a part of the task (see query_current_state), items in
+    the order the whole reply lists them, cut to fit ``budget``."""
+    s, view = call.session, call.view
+    if part == "objects":
+        items: Any = summarise_objects(s)
+    elif part == "goal":
+        items = sorted(s.lifted.goal_parts(), key=natural_key)
+    elif part == "static":
+        items = view.atoms(s.task.static_atoms & s.observe())
+    else:
+        items = view.atoms(view.state_ids(s.state, static or (group is not None and _is_static(s, group))))
+    pairs = flatten(items)
+    if group is not None:
+        want = group.strip().lower()
+        pairs = [(g, x) for g, x in pairs if g.lower() in (want, f"{want} (derived)")]
+    total = len(pairs)
+    pairs = pairs[offset:]
+    if limit is not None:
+        pairs = pairs[:limit]
+    grouped = isinstance(items, dict)
+
+    def build(k: int) -> m.StateView:
+        end = offset + k
+        return m.StateView(step=len(s.history), goal_reached=s.is_goal(), atoms=k, state=regroup(pairs[:k], grouped),
+                           part=part, total=total, offset=offset, next_offset=end if end < total else None)
+
+    return prefix(build, len(pairs), budget)[0]  # type: ignore[return-value]
+
+
+def _is_static(s: Session, predicate: str) -> bool:
+    index = s.lifted.predicate_index.get(predicate.strip().lower())
+    return index is not None and index not in s.lifted.fluent_predicates
+
+
+LAZY_SCAN = 200_000
+"""Actions a filtered page of a state too large to count looks through at most."""
+
+
+def _lazy_page(s: Session, offset: int, page: int, keep: list[Callable[[Any], bool]],
+               schema: Any = None) -> m.ActionsPage:
+    """A page of a state whose applicable actions are too many to list at once:
+    the first ``offset + page + 1`` matching ones (of ``schema``), found in
+    order (see ``Session.applicable_actions(limit)``), the total reported as a
+    lower bound."""
+    want = offset + page + 1
+    n = want
+    while True:
+        found = s.applicable_actions(limit=n, schema=schema)
+        matching = [a for a in found if all(k(a) for k in keep)] if keep else found
+        if len(matching) >= want or len(found) < n or n >= LAZY_SCAN:
+            break
+        n = min(n * 4, LAZY_SCAN)
+    complete = len(found) < n
+    chunk = matching[offset: offset + page]
+    end = offset + len(chunk)
+    more = len(matching) > end or not complete
+    return m.ActionsPage(
+        step=len(s.history),
+        total=len(matching) if complete else None,
+        total_at_least=None if complete else len(matching),
+        offset=offset,
+        limit=page,
+        actions=[s.task.render_action(a) for a in chunk],
+        next_offset=end if more and chunk else None,
     )
 
 
@@ -493,14 +595,14 @@ def query_action_history(
     plan = s.plan()
     chunk = plan[offset: offset + page]
     end = offset + len(chunk)
-    return m.HistoryView(
+    return _fit_actions(m.HistoryView(
         length=len(plan),
         offset=offset,
         actions=chunk,
         next_offset=end if end < len(plan) else None,
         goal_reached=s.is_goal(),
         counters=call.entry.counters(),
-    )
+    ), budget_of(call.entry.reply_budget, call.opts.reply_budget))
 
 
 @session_tool(READ_ONLY)

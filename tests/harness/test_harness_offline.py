@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -89,3 +90,24 @@ def test_offline_refuses_other_providers_options(tmp_path: Path) -> None:
     run = CliRunner().invoke(experiment, ["run", "--method", "direct", "--provider", "openai", "--tasks",
                                           "blocksworld/p01", "--out", str(tmp_path / "x")])
     assert run.exit_code == 2 and "--model is required" in run.output
+
+
+def test_offline_agent_solves_under_a_small_reply_budget(tmp_path: Path, no_keys: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: with every reply cut to 600 characters (its initialise_session
+    replies then leave facts out), the offline agent still reaches its goals."""
+    import pypddlengine.mcp_server as mcp_server
+
+    built = mcp_server.build_server
+    replies: list[int] = []
+
+    def small(*args: Any, **options: Any) -> Any:
+        replies.append(1)
+        return built(*args, reply_budget=600, **options)
+
+    monkeypatch.setattr(mcp_server, "build_server", small)
+    out = tmp_path / "small"
+    run = CliRunner().invoke(experiment, ["run", "--method", "agentic", "--provider", "offline", "--tasks",
+                                          "blocksworld", "--limit", "3", "--budget", "60", "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    assert "3 run(s) made (3 solved)" in run.output and replies
