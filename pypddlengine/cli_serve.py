@@ -53,6 +53,8 @@ from .names import FEEDBACK_LEVELS
               help="Seconds after which an idle session is closed.")
 @click.option("--max-actions", type=click.IntRange(1), default=500_000, show_default=True,
               help="Largest grounding (ground actions) of one task.")
+@click.option("--max-validation-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Time one validate_complete_plan call may take (VALIDATION_TIMEOUT past it).")
 @click.option("--allow-files/--no-files", default=None,
               help="Let initialise_session read file paths [default: on for stdio, off for HTTP].")
 @click.option("--allow-file", "allowed_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
@@ -82,6 +84,7 @@ def serve(
     max_steps: int,
     idle_timeout: float,
     max_actions: int,
+    max_validation_seconds: float,
     allow_files: bool | None,
     allowed_files: tuple[str, ...],
     max_sessions_per_client: int | None,
@@ -114,6 +117,7 @@ def serve(
         "max_steps": max_steps,
         "idle_timeout": idle_timeout,
         "max_ground_actions": max_actions,
+        "max_validation_seconds": max_validation_seconds,
     }
     if allow_files is not None:
         options["allow_files"] = allow_files

@@ -267,7 +267,7 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         info: dict[str, Any] = {"problem": problem.name, "step": self._steps, "action": result.action,
                                 "applied": result.success, "goal_reached": result.goal_reached}
         if result.success:
-            cost = 1.0 if self.reward_mode == "step" else float(session.history[-1].action.step_cost(before))
+            cost = 1.0 if self.reward_mode == "step" else _as_float(session.history[-1].action.step_cost(before))
             reward = -cost
         else:
             reward = self.invalid_action_reward
@@ -430,3 +430,11 @@ def register_envs(tasks: Iterable[str] | None = None) -> list[str]:
 
 
 register_envs()
+
+
+def _as_float(cost: Any) -> float:
+    """A step's cost as a reward's float: an infinity when no double holds it."""
+    try:
+        return float(cost)
+    except OverflowError:
+        return float("inf")

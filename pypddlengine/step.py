@@ -56,7 +56,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from .errors import ErrorCode, NumericError, PDDLError
-from .exact import Value, normal, to_text
+from . import exact
+from .exact import Value, approx, fits, normal, size_text, to_text
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, NumericEffect, Or
 from .numeric import CONST, GExpr, assign, evaluator, interpret, term_text
@@ -442,6 +443,7 @@ def numeric_changes(lifted: LiftedTask, updates: Iterable[NumericUpdate | Undefi
     (``DIVISION_BY_ZERO``), each located in the domain."""
     new: dict[int, Value] = {}
     kinds: dict[int, str] = {}
+    last: dict[int, NumericUpdate] = {}
     for u in updates:
         if isinstance(u, UndefinedTarget):
             raise _numeric_error(lifted, u, values)
@@ -458,14 +460,29 @@ def numeric_changes(lifted: LiftedTask, updates: Iterable[NumericUpdate | Undefi
                                        "increases and decreases of one value add up", code=ErrorCode.NUMERIC_EFFECT_CONFLICT,
                                        span=u.effect.span, source=lifted.domain.source, details={"term": text})
                 new[i] = normal(new[i] + value if op == "increase" else new[i] - value)
+                last[i] = u
                 continue
             kinds[i] = "additive" if op in ("increase", "decrease") else op
             new[i] = assign(op, values[i], value)
+            last[i] = u
         except NumericError:
             raise
         except (TypeError, LookupError, ZeroDivisionError) as err:
             raise _numeric_error(lifted, u, values, err) from None
+    for i, value in new.items():
+        if not fits(value):
+            raise overflow_error(lifted, last[i], value)
     return new
+
+
+def overflow_error(lifted: LiftedTask, update: NumericUpdate, value: Value) -> NumericError:
+    """``NUMERIC_OVERFLOW``, located at the effect that would store ``value``."""
+    text = term_text(*lifted.fluent_terms[update.target], lifted.object_display)
+    return NumericError(
+        f"'{update.op}' would give {text} {size_text(value)} (about {approx(value)}), past the bound of "
+        f"{exact.MAX_NUMBER_BITS:,} bits on exact numbers", code=ErrorCode.NUMERIC_OVERFLOW,
+        span=update.effect.span, source=lifted.domain.source, details={"term": text, "limit": exact.MAX_NUMBER_BITS},
+        hint="raise pypddlengine.exact.MAX_NUMBER_BITS if such values are meant (see docs/limits.md)")
 
 
 # ----------------------------------------------------------------------------- ground actions

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple
 
+from .exact import to_float
 from .lifted import AtomKey, Keys, LiftedTask, Schema
 from .step import (
     NUMERIC,
@@ -444,10 +445,10 @@ class Task(StepSpace):
             if n % 1024 == 0:  # an action may have many conditional effects
                 check()
             cond: Formula | None = a.cond  # type: ignore[attr-defined]
-            emit(a.pre, a.neg, cond, a.add, a.delete, float(a.cost), a, -1)
+            emit(a.pre, a.neg, cond, a.add, a.delete, to_float(a.cost), a, -1)
             for i, e in enumerate(a.effects):  # type: ignore[attr-defined]
                 both = e.cond if cond is None else (cond if e.cond is None else (0, (cond, e.cond)))
-                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost + e.cost), a, i)
+                emit(a.pre, a.neg, both, e.add, e.delete, to_float(a.cost + e.cost), a, i)
         for stratum in general.strata:
             for ax in stratum:
                 emit(ax.pre, ax.neg, ax.cond, (ax.head,), (), 0.0, None, -1)

@@ -15,10 +15,11 @@ are still listed, one per atom.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import field
 
-from .errors import ActionReferenceError, NumericError, PDDLError, Span, counted
+from .errors import ActionReferenceError, NumericError, PDDLError, Span, TimeLimitError, counted, nesting_guard
 from .exact import Value, to_json, to_text
 from .lazy import LazyTask
 from .lifted import MAX_REMEMBERED_STEPS, LiftedTask
@@ -28,7 +29,13 @@ from .syntax import StepWords, parse_action_ref
 from .task import StepSpace
 from .usercache import dataclass
 
-__all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
+__all__ = ["INAPPLICABLE_ACTION", "MAX_VALIDATION_SECONDS", "StepFailure", "ValidationReport", "validate_plan"]
+
+MAX_VALIDATION_SECONDS = 10.0
+"""The time one plan validation may take by default (``VALIDATION_TIMEOUT``
+past it; read at each call, ``max_seconds=`` overrides it, ``math.inf`` for
+none). A plan of the IPC corpus takes milliseconds; a step of a lifted task
+with hundreds of thousands of derived atoms per state can take seconds."""
 
 _UNKNOWN = object()
 
@@ -142,13 +149,25 @@ def _text(step: ActionRef | str | GroundAction | StepWords) -> str:
 def validate_plan(
     task: LiftedTask | StepSpace,
     plan: Plan | Iterable[ActionRef | str | GroundAction | StepWords],
+    *,
+    max_seconds: float | None = None,
 ) -> ValidationReport:
     """Validate ``plan`` (a parsed :class:`Plan`, action refs, action strings
     in any accepted form, ground actions of ``task``, or the step words of
     :func:`pypddlengine.syntax.plan_words`, whose failures have no place in
     the file) from the initial state. ``task``: a lifted task (validated with
     a fresh :class:`~pypddlengine.lazy.LazyTask`, which grounds nothing) or a
-    session's backend, which remembers the steps it met for later plans."""
+    session's backend, which remembers the steps it met for later plans.
+    A validation that takes more than ``max_seconds`` (default
+    :data:`MAX_VALIDATION_SECONDS`) raises :class:`TimeLimitError`
+    (``VALIDATION_TIMEOUT``) after the step that passed it."""
+    limit = MAX_VALIDATION_SECONDS if max_seconds is None else max_seconds
+    with nesting_guard("a condition or effect of the plan's actions"):
+        return _validate(task, plan, limit)
+
+
+def _validate(task: LiftedTask | StepSpace, plan: Plan | Iterable[ActionRef | str | GroundAction | StepWords],
+              limit: float) -> ValidationReport:
     space = task if isinstance(task, StepSpace) else LazyTask(task)
     lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
@@ -158,7 +177,11 @@ def validate_plan(
     applied = 0
     resolve, lookup = lifted.resolve_known, space.lookup
     known = space.remembered_refs()
+    clock = time.monotonic
+    deadline = clock() + limit
     for number, step in enumerate(steps, start=1):
+        if clock() > deadline:
+            raise _timeout(limit, number - 1, len(steps))
         try:
             kind = step.__class__
             if kind is tuple:  # plan_words: (name, args, text), remembered as it is; no place in the file
@@ -233,6 +256,14 @@ def validate_plan(
         metric_direction=None if lifted.problem.metric is None else lifted.problem.metric.direction,
         metric_error=metric_error,
     )
+
+
+def _timeout(limit: float, checked: int, length: int) -> TimeLimitError:
+    return TimeLimitError(
+        f"validating the plan took more than {limit:g} s (the time limit of a validation); {checked} of "
+        f"{counted(length, 'step')} were checked", details={"limit_seconds": limit, "steps_checked": checked},
+        hint="validate a shorter plan, or raise the limit: max_seconds= (library), "
+             "pypddlengine.validate.MAX_VALIDATION_SECONDS, --max-validation-seconds (server); see docs/limits.md")
 
 
 def _located(err: PDDLError) -> str:

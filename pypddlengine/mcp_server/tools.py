@@ -18,6 +18,7 @@ function's docstring is its description.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import threading
@@ -513,7 +514,8 @@ async def validate_complete_plan(
     preconditions, or the goal atoms left unsatisfied (feedback level paper: only whether it is valid)."""
     steps = _plan_steps(call.opts, plan)
     given = await call.locked(lambda: call.session.plan() if steps is None else steps)
-    report = await anyio.to_thread.run_sync(call.session.validate, given)  # off the lock: it changes nothing
+    report = await anyio.to_thread.run_sync(  # off the lock: it changes nothing
+        functools.partial(call.session.validate, given, max_seconds=call.opts.max_validation_seconds))
     unsatisfied, more = call.view.goal_list(report.unsatisfied_goals)
     f = report.failure
     return m.ValidationView(
