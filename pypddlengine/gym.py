@@ -55,7 +55,16 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the installation
     raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
 
-from . import ErrorCode, Failure, GroundAction, Session, StepResult, UnsupportedRequirementError, open_session
+from . import (
+    ErrorCode,
+    Failure,
+    GroundAction,
+    PDDLError,
+    Session,
+    StepResult,
+    UnsupportedRequirementError,
+    open_session,
+)
 from .bundled import bundled_task, bundled_tasks
 from .sources import is_pddl_text
 
@@ -80,6 +89,11 @@ class _Problem:
                 f"{name}: PDDLEnv observes atoms only, and this task has numeric fluents that actions change; "
                 "simulate it with pypddlengine's Session (its states carry the values)",
                 details={"feature": "numeric-fluents"})
+        if session.grounded is None:
+            raise PDDLError(
+                f"{name}: PDDLEnv's observation and action spaces list every ground atom and action, and this "
+                f"task is too large to ground here ({session.backend_note})", code=ErrorCode.FEATURE_UNAVAILABLE,
+                hint="simulate it with pypddlengine's Session (lifted), or pass backend='grounded' to try anyway")
         self.name = name
         self.session = session
         task = session.task
@@ -190,7 +204,9 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
             domain, problem = bundled_task(task)
         elif domain is None or problem is None:
             raise TypeError("PDDLEnv needs task= (e.g. 'blocksworld/p01') or a domain and a problem")
-        session_options.setdefault("backend", "grounded")  # a fixed action space needs every ground action
+        # the automatic backend, as sessions have: a task too large to ground is refused at once (the fixed
+        # spaces need every ground action), not after grounding for minutes; backend="grounded" forces it
+        session_options.setdefault("backend", "auto")
         self.problems = [_Problem(name, open_session(domain, source, feedback=feedback, **session_options))
                          for name, source in _problem_sources(problem)]
         names = [p.name for p in self.problems]

@@ -180,7 +180,7 @@ class LazyTask(StepSpace):
         out: list[GroundAction] = []
         for app in joins.applicable:
             app(out, state)
-        return out
+        return self.executable_only(out, state)
 
 
 def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> CodeType:

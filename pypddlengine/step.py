@@ -551,6 +551,14 @@ class GroundAction:
         executed in ``state`` (the state before the step)."""
         return self.delete, self.add
 
+    def executable(self, state: State | set[int]) -> bool:
+        """Whether executing the action in ``state`` (where it is applicable)
+        succeeds: its cost has a value and (a numeric task) every effect can
+        be computed and stored. An action that fails here is not listed as
+        applicable, so that what is listed executes (VAL too rejects a plan at
+        a step whose effect reads an undefined value)."""
+        return self.cost.__class__ is not UndefinedCost
+
     def step_cost(self, state: State | set[int]) -> int | float:
         """The cost of executing the action in ``state``. Raises the
         :class:`~pypddlengine.errors.PDDLError` of an :class:`UndefinedCost`."""
@@ -660,6 +668,10 @@ class AdlAction(GroundAction):
         if self.derive is not None:
             self.derive.update(state)
 
+    def executable(self, state: State | set[int]) -> bool:
+        return self.cost.__class__ is not UndefinedCost and all(
+            e.cost.__class__ is not UndefinedCost for e in self.fired(state))
+
     def step_cost(self, state: State | set[int], fired: Iterable[ConditionalEffect] | None = None) -> int | float:
         cost = super().step_cost(state)
         for e in self.fired(state) if fired is None else fired:
@@ -703,6 +715,15 @@ class NumericAction(AdlAction):
         if not updates:
             return {}
         return numeric_changes(self.lifted, updates, state.values)  # type: ignore[arg-type, union-attr]
+
+    def executable(self, state: State | set[int]) -> bool:
+        fired = self.fired(state)
+        try:
+            self.step_cost(state, fired)
+            self.new_values(state, fired)
+        except PDDLError:
+            return False
+        return True
 
     def apply(self, state: State) -> State:
         return self.step(state).state

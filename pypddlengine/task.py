@@ -212,6 +212,15 @@ class StepSpace:
         :meth:`sort_actions`)."""
         raise NotImplementedError
 
+    def executable_only(self, actions: list[GroundAction], state: State) -> list[GroundAction]:
+        """Of ``actions``, applicable in ``state``, those whose step succeeds
+        (:meth:`GroundAction.executable`): listing and execution agree. Only
+        tasks with numeric effects or costs read from functions can differ."""
+        lifted = self.lifted
+        if not (lifted.numeric_task or lifted.uses_action_costs):
+            return actions
+        return [a for a in actions if a.executable(state)]
+
     def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
         """The ground action for a resolved reference, or ``None`` when it is
         applicable in no state reachable from the initial state."""
@@ -329,7 +338,7 @@ class Task(StepSpace):
                         out.append(action)
         if self.general is not None:
             out = [a for a in out if a.cond is None or holds(a.cond, state)]  # type: ignore[attr-defined]
-        return out
+        return self.executable_only(out, state)
 
     def applicable_scan(self, state: State) -> list[GroundAction]:
         """The same set as :meth:`applicable`, by checking every action (oracle)."""

@@ -128,3 +128,78 @@ def test_no_recursion_error_at_any_depth(monkeypatch: pytest.MonkeyPatch, depth:
         session.validate()
     except PDDLError as err:
         assert err.code in (ErrorCode.NESTING_LIMIT, ErrorCode.SYNTAX_ERROR)
+
+
+# ----------------------------------------------------------------------------- initial values, warnings
+
+
+def test_identical_repeated_initial_value_is_a_located_warning() -> None:
+    from pypddlengine.checker import check
+    from pypddlengine.syntax import parse_domain, parse_problem
+
+    repeated = _problem(init="(= (x) 2) (= (k) 89.48)\n  (= (k) 89.48)")
+    report = check(parse_domain(SQUARE), parse_problem(repeated))
+    assert report.errors == ()
+    [warning] = [w for w in report.warnings if w.code == ErrorCode.DUPLICATE_DEFINITION]
+    assert warning.span.line == 2 and "same initial value twice (first at line 1)" in warning.message
+    assert open_session(SQUARE, repeated, text=True).execute("(square)").success
+    different = _problem(init="(= (x) 2) (= (k) 89.48)\n  (= (k) 89.5)")
+    with pytest.raises(PDDLError) as err:
+        load_task(SQUARE, different)
+    assert err.value.code == ErrorCode.DUPLICATE_DEFINITION and err.value.span.line == 2
+
+
+def test_uninitialised_total_cost_read_as_zero_is_a_warning(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from pypddlengine.cli import main
+
+    domain = tmp_path / "d.pddl"
+    problem = tmp_path / "p.pddl"
+    domain.write_text("(define (domain d) (:requirements :action-costs) (:predicates (p)) (:functions (total-cost))"
+                      " (:action a :parameters () :precondition (and) :effect (and (p) (increase (total-cost) 1))))")
+    problem.write_text("(define (problem q) (:domain d)\n (:init )\n (:goal (p)) (:metric minimize (total-cost)))")
+    result = CliRunner().invoke(main, ["check", str(domain), str(problem)])
+    assert result.exit_code == 0
+    assert f"{problem}:2:3: warning[UNDEFINED_FUNCTION_VALUE]: (total-cost) has no initial value" in result.output
+    report = validate_plan(load_task(str(domain), str(problem)), ["(a)"])
+    assert report.valid and report.metric == 1  # read as 0, as Fast Downward does
+
+
+# ----------------------------------------------------------------------------- the time limit of a validation
+
+
+def test_validation_has_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pypddlengine import validate
+    from pypddlengine.bundled import bundled_task
+
+    task = load_task(*bundled_task("blocksworld/p01"))
+    plan = ["(pick-up b)", "(put-down b)"] * 100_000
+    with pytest.raises(PDDLError) as err:
+        validate_plan(task, plan, max_seconds=0.01)
+    assert err.value.code == ErrorCode.VALIDATION_TIMEOUT and err.value.details["limit_seconds"] == 0.01
+    assert "MAX_VALIDATION_SECONDS" in err.value.hint and 0 < err.value.details["steps_checked"] < len(plan)
+    monkeypatch.setattr(validate, "MAX_VALIDATION_SECONDS", 0.01)
+    session = open_session(*bundled_task("blocksworld/p01"))
+    with pytest.raises(PDDLError) as err:
+        session.validate(plan)
+    assert err.value.code == ErrorCode.VALIDATION_TIMEOUT
+    assert session.validate(plan[:4], max_seconds=60).steps_applied == 4
+
+
+# ----------------------------------------------------------------------------- the gym adapter
+
+
+def test_gym_nul_bytes_and_the_automatic_backend() -> None:
+    pytest.importorskip("gymnasium")
+    from pypddlengine.grounding import GroundingOptions
+    from pypddlengine.gym import PDDLEnv
+
+    with pytest.raises(PDDLError) as err:
+        PDDLEnv(domain="\x00" * 10, problem="x")
+    assert err.value.code == ErrorCode.FILE_NOT_FOUND and "\\x00" in err.value.message
+    with pytest.raises(PDDLError) as err:  # too large for the automatic backend: refused at once, not grounded
+        PDDLEnv(task="blocksworld/p02", options=GroundingOptions(max_actions=5))
+    assert err.value.code == ErrorCode.FEATURE_UNAVAILABLE and "backend='grounded'" in err.value.hint
+    env = PDDLEnv(task="blocksworld/p02")
+    assert env.problems[0].session.grounded is not None
