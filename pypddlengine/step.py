@@ -479,7 +479,7 @@ def overflow_error(lifted: LiftedTask, update: NumericUpdate, value: Value) -> N
     """``NUMERIC_OVERFLOW``, located at the effect that would store ``value``."""
     text = term_text(*lifted.fluent_terms[update.target], lifted.object_display)
     return NumericError(
-        f"'{update.op}' would give {text} {size_text(value)} (about {approx(value)}), past the bound of "
+        f"'{update.op}' would give {text} {size_text(value)} ({approx(value)}), past the bound of "
         f"{exact.MAX_NUMBER_BITS:,} bits on exact numbers", code=ErrorCode.NUMERIC_OVERFLOW,
         span=update.effect.span, source=lifted.domain.source, details={"term": text, "limit": exact.MAX_NUMBER_BITS},
         hint="raise pypddlengine.exact.MAX_NUMBER_BITS if such values are meant (see docs/limits.md)")
