@@ -53,7 +53,7 @@ from .names import FEEDBACK_LEVELS
               help="Seconds after which an idle session is closed.")
 @click.option("--max-actions", type=click.IntRange(1), default=500_000, show_default=True,
               help="Largest grounding (ground actions) of one task.")
-@click.option("--max-validation-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+@click.option("--max-validation-seconds", type=click.FloatRange(min=0.1), default=8.0, show_default=True,
               help="Time one validate_complete_plan call may take (VALIDATION_TIMEOUT past it).")
 @click.option("--allow-files/--no-files", default=None,
               help="Let initialise_session read file paths [default: on for stdio, off for HTTP].")

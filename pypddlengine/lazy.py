@@ -16,10 +16,12 @@ grounder's) that is then checked.
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from types import CodeType
 from typing import Any
 
-from .errors import ErrorCode, GroundingLimitError, PDDLError
+from .errors import ErrorCode, GroundingLimitError, PDDLError, TimeLimitError
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
@@ -228,6 +230,7 @@ class _Joins:
         """The frozen state :attr:`ids` equals, when known."""
         self.reruns = reruns
         self.left = [task.max_work]
+        self.budget = 0
         self.doing = ""
         base = {"SK": static_rel.keys, "SP": static_rel.by_pred, "SX": static_rel.by_pos,
                 "FK": self.fluent.keys, "FP": self.fluent.by_pred, "FX": self.fluent.by_pos, "lookup": task.lookup,
@@ -247,11 +250,26 @@ class _Joins:
                     self.triggers.setdefault(pred, []).append((s, function(codes[("trig", s.id, i)], s, "trig")))
 
     def start(self, doing: str) -> None:
-        """Give the next joins the task's work limit."""
-        self.left[0] = self.task.max_work
+        """Give the next joins the task's work limit, a chunk at a time (the
+        time limit of the calling thread, :func:`time_limit`, is checked
+        between chunks)."""
+        chunk = min(self.task.max_work, _CHUNK)
+        self.left[0] = chunk
+        self.budget = self.task.max_work - chunk
         self.doing = doing
 
     def tick(self) -> None:
+        """The joins used up their chunk: the next one, or the typed error of
+        the work limit or of the time limit."""
+        deadline: float | None = getattr(_limits, "deadline", None)
+        if deadline is not None and time.monotonic() > deadline:
+            raise _limits.error()
+        while self.left[0] < 0 and self.budget > 0:
+            chunk = min(self.budget, _CHUNK)
+            self.budget -= chunk
+            self.left[0] += chunk
+        if self.left[0] >= 0:
+            return
         limit = self.task.max_work
         raise GroundingLimitError(
             f"{self.doing} took more than {limit:,} join steps: the state has too many candidate actions (or "
@@ -284,6 +302,31 @@ class _Joins:
         self.ids.add(atom)
         self.fluent.add(key)
         self.source = None
+
+
+_CHUNK = 20_000
+"""Join steps between two looks at the clock (a few ms)."""
+
+_limits = threading.local()
+
+
+class time_limit:  # noqa: N801 (a context manager read as a phrase)
+    """``with time_limit(deadline, error):`` makes the lifted joins of this
+    thread (listing actions, derived atoms) raise ``error()`` (a
+    :class:`~pypddlengine.errors.TimeLimitError`) once ``time.monotonic()``
+    passes ``deadline``: a plan validation stops inside a slow step, not after it."""
+
+    __slots__ = ("deadline", "error", "saved")
+
+    def __init__(self, deadline: float, error: Any) -> None:
+        self.deadline, self.error = deadline, error
+
+    def __enter__(self) -> None:
+        self.saved = (getattr(_limits, "deadline", None), getattr(_limits, "error", None))
+        _limits.deadline, _limits.error = self.deadline, self.error
+
+    def __exit__(self, *_: object) -> None:
+        _limits.deadline, _limits.error = self.saved
 
 
 JoinCodes = tuple[dict[object, CodeType], dict[tuple[bool, int], set[int]], frozenset[int]]

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import field
 
 from .errors import ActionReferenceError, NumericError, PDDLError, Span, TimeLimitError, counted, nesting_guard
 from .exact import Value, to_json, to_text
-from .lazy import LazyTask
+from .lazy import LazyTask, time_limit
 from .lifted import MAX_REMEMBERED_STEPS, LiftedTask
 from .model import ActionRef, Plan
 from .step import GroundAction, read_error, thaw
@@ -31,7 +32,7 @@ from .usercache import dataclass
 
 __all__ = ["INAPPLICABLE_ACTION", "MAX_VALIDATION_SECONDS", "StepFailure", "ValidationReport", "validate_plan"]
 
-MAX_VALIDATION_SECONDS = 10.0
+MAX_VALIDATION_SECONDS = 8.0
 """The time one plan validation may take by default (``VALIDATION_TIMEOUT``
 past it; read at each call, ``max_seconds=`` overrides it, ``math.inf`` for
 none). A plan of the IPC corpus takes milliseconds; a step of a lifted task
@@ -166,22 +167,41 @@ def validate_plan(
         return _validate(task, plan, limit)
 
 
+class _Clock:
+    """The deadline of one validation and the error past it (also raised by
+    the lifted joins inside a slow step, see :class:`~pypddlengine.lazy.time_limit`)."""
+
+    def __init__(self, limit: float, length: int) -> None:
+        self.limit, self.length, self.checked = limit, length, 0
+        self.deadline = time.monotonic() + limit
+
+    def error(self) -> TimeLimitError:
+        return _timeout(self.limit, self.checked, self.length)
+
+
 def _validate(task: LiftedTask | StepSpace, plan: Plan | Iterable[ActionRef | str | GroundAction | StepWords],
               limit: float) -> ValidationReport:
     space = task if isinstance(task, StepSpace) else LazyTask(task)
     lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
+    known = space.remembered_refs()
+    watch = _Clock(limit, len(steps))
+    with time_limit(watch.deadline, watch.error):
+        return _steps(space, lifted, steps, known, watch)
+
+
+def _steps(space: StepSpace, lifted: LiftedTask, steps: tuple[Any, ...], known: dict[Any, Any],
+           watch: _Clock) -> ValidationReport:
     state: set[int] = thaw(space.init)
     cost: int | float = 0
     failure: StepFailure | None = None
     applied = 0
     resolve, lookup = lifted.resolve_known, space.lookup
-    known = space.remembered_refs()
-    clock = time.monotonic
-    deadline = clock() + limit
+    clock, deadline = time.monotonic, watch.deadline
     for number, step in enumerate(steps, start=1):
+        watch.checked = number - 1
         if clock() > deadline:
-            raise _timeout(limit, number - 1, len(steps))
+            raise watch.error()
         try:
             kind = step.__class__
             if kind is tuple:  # plan_words: (name, args, text), remembered as it is; no place in the file
@@ -232,6 +252,8 @@ def _validate(task: LiftedTask | StepSpace, plan: Plan | Iterable[ActionRef | st
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         except NumericError as err:  # a numeric effect that cannot be executed (located in the domain)
             failure = StepFailure(number, lifted.render_action(schema, args), err.code, _located(err), (), span)
+        except TimeLimitError:
+            raise
         except PDDLError as err:  # malformed action text, missing cost value
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         break

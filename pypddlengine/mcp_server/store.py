@@ -62,7 +62,7 @@ class ServerOptions:
     """Ground actions summed over the live sessions, a memory bound (``SERVER_CAPACITY``)."""
     max_plan_steps: int = 20_000
     """Steps of a plan given to ``validate_complete_plan`` (``PLAN_TOO_LONG``)."""
-    max_validation_seconds: float = 10.0
+    max_validation_seconds: float = 8.0
     """Time one ``validate_complete_plan`` may take (``VALIDATION_TIMEOUT``)."""
     page_size: int = 50
     """Default page of ``query_applicable_actions`` and ``query_action_history`` (compact rendering)."""

@@ -5,11 +5,12 @@ runs past its time limit is VALIDATION_TIMEOUT."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import pytest
 from mcp import Client
-from mcp_support import Tools
+from mcp_support import BW3, Tools
 
 from pypddlengine.bundled import bundled_task
 from pypddlengine.mcp_server import build_server
@@ -75,3 +76,68 @@ async def test_validation_time_limit() -> None:
         slow = await tools.error("validate_complete_plan", session_id=sid, plan=["(pick-up b)", "(put-down b)"] * 50)
         assert slow.code == "VALIDATION_TIMEOUT" and "--max-validation-seconds" in slow.text
         await tools.ok("query_current_state", session_id=sid)  # still answers
+
+
+def _reach(n: int) -> tuple[str, str]:
+    """A lifted task with ~n^2/2 derived atoms per state (reachability along a chain that steps cut and mend)."""
+    domain = """(define (domain reach) (:requirements :typing :derived-predicates)
+ (:types node)
+ (:predicates (link ?x ?y - node) (reach ?x ?y - node) (cut ?x ?y - node))
+ (:derived (reach ?x ?y) (link ?x ?y))
+ (:derived (reach ?x ?y) (exists (?z - node) (and (link ?x ?z) (reach ?z ?y))))
+ (:action snip :parameters (?x ?y - node) :precondition (link ?x ?y) :effect (and (not (link ?x ?y)) (cut ?x ?y)))
+ (:action mend :parameters (?x ?y - node) :precondition (cut ?x ?y) :effect (and (link ?x ?y) (not (cut ?x ?y)))))"""
+    objects = " ".join(f"n{i}" for i in range(n))
+    init = " ".join(f"(link n{i} n{i + 1})" for i in range(n - 1))
+    return domain, f"(define (problem r) (:domain reach) (:objects {objects} - node) (:init {init}) " \
+                   f"(:goal (reach n0 n{n - 1})))"
+
+
+async def test_a_long_validation_keeps_others_served_and_sigterm_ends_the_server() -> None:
+    """Issue 30: a validation of a task with many derived atoms per state runs
+    off the event loop, another client's calls are answered meanwhile, and one
+    SIGTERM ends the server within its documented time (SHUTDOWN_GRACE_S) mid-call."""
+    import contextlib
+    import signal
+
+    import anyio
+    from mcp_support import start_http
+
+    from pypddlengine.mcp_server.http import SHUTDOWN_GRACE_S
+
+    domain, problem = _reach(250)
+    proc, url = start_http("--max-validation-seconds", "120", stderr=subprocess.DEVNULL)
+    try:
+        waits: list[float] = []
+        stopped_in = float("inf")
+        with contextlib.suppress(Exception):
+            async with Client(url) as heavy_client, Client(url) as other:
+                heavy, light = Tools(heavy_client), Tools(other)
+                sid = (await heavy.ok("initialise_session", domain=domain, problem=problem, backend="lifted"))[
+                    "session_id"]
+                mine = (await light.ok("initialise_session", **BW3))["session_id"]
+                async with anyio.create_task_group() as tg:
+                    async def validate() -> None:
+                        with contextlib.suppress(Exception):
+                            await heavy.call("validate_complete_plan", session_id=sid,
+                                             plan=["(snip n100 n101)", "(mend n100 n101)"] * 500)
+                    tg.start_soon(validate)
+                    await anyio.sleep(1.0)
+                    for _ in range(3):
+                        started = time.monotonic()
+                        await light.ok("query_current_state", session_id=mine)
+                        waits.append(time.monotonic() - started)
+                    proc.send_signal(signal.SIGTERM)
+                    started = time.monotonic()
+                    while proc.poll() is None and time.monotonic() - started < 15:
+                        await anyio.sleep(0.05)
+                    stopped_in = time.monotonic() - started
+                    tg.cancel_scope.cancel()
+        if proc.poll() is None:
+            stopped_in = float("inf")
+        assert waits and max(waits) < 3.0, waits
+        assert stopped_in < SHUTDOWN_GRACE_S + 1.5, stopped_in
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
