@@ -442,6 +442,16 @@ def execute_single_action(
         entry.steps_executed += 1
     else:
         entry.failed_attempts += 1
+    try:
+        return _step_outcome(entry, view, r, before, include_state)
+    except BaseException:  # the reply could not be made: the step does not stay either (issue 30)
+        if r.success:
+            entry.session.undo()
+            entry.steps_executed -= 1
+        raise
+
+
+def _step_outcome(entry: SessionEntry, view: Any, r: Any, before: Any, include_state: bool | None) -> m.StepOutcome:
     return m.StepOutcome(
         success=r.success,
         action=r.action,

@@ -141,3 +141,27 @@ async def test_a_long_validation_keeps_others_served_and_sigterm_ends_the_server
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+async def test_a_reply_that_cannot_be_made_leaves_the_session_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """INTERNAL_ERROR says 'the session is unchanged': then it is, even when the step itself succeeded."""
+    from pypddlengine.mcp_server import render
+
+    async with Client(build_server()) as client:
+        tools = Tools(client)
+        sid = (await tools.ok("initialise_session", domain=SQUARE, problem=_problem("(= (x) 2) (= (k) 1)")))[
+            "session_id"]
+        await tools.ok("execute_single_action", session_id=sid, action="(square)")
+
+        def broken(*_: object) -> None:
+            raise RuntimeError("injected")
+
+        monkeypatch.setattr(render.View, "values_changed", broken)
+        for _ in range(3):
+            failed = await tools.error("execute_single_action", session_id=sid, action="(square)")
+            assert failed.code == "INTERNAL_ERROR" and "unchanged" in failed.text
+        monkeypatch.undo()
+        assert (await tools.ok("query_action_history", session_id=sid))["length"] == 1
+        state = await tools.ok("query_current_state", session_id=sid)
+        assert state["step"] == 1 and "4" in str(state)
+        assert (await tools.ok("execute_single_action", session_id=sid, action="(square)"))["success"]
