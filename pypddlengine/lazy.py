@@ -21,7 +21,7 @@ import time
 from types import CodeType
 from typing import Any
 
-from .errors import ErrorCode, GroundingLimitError, PDDLError, TimeLimitError
+from .errors import ErrorCode, GroundingLimitError
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
@@ -32,8 +32,8 @@ from .step import (
     GroundAction,
     GroundAxiom,
     State,
-    UndefinedCost,
     action_class,
+    action_cost,
     action_source,
     attach,
     axiom_fires,
@@ -120,16 +120,10 @@ class LazyTask(StepSpace):
             "schema": schema,
             "Action": action_class(self.lifted), "GroundAxiom": GroundAxiom,
             "new_id": self._ids.__next__,
-            "cost_of": lambda a, s=schema: self._cost(s, a),
+            "cost_of": lambda a, s=schema: action_cost(self.lifted, s, a),
         }
         exec(_maker_code(self.lifted, schema, self.static), ns)
         return ns["make"]
-
-    def _cost(self, schema: Schema, args: tuple[int, ...]) -> int | float | UndefinedCost:
-        try:
-            return self.lifted.action_cost(schema.instantiate(args))
-        except PDDLError as err:  # an error when executed, not when instantiated
-            return UndefinedCost(err)
 
     # ------------------------------------------------------------------ actions and axioms
 

@@ -503,6 +503,9 @@ class Session:
         except PDDLError as err:
             return Explanation(action if isinstance(action, str) else str(action), False, failure_from_error(err))
         if ground_action is not None and ground_action.applicable(self._state):
+            error = ground_action.step_error(self._state)  # listed means executable: so does the explanation
+            if isinstance(error, PDDLError):
+                return Explanation(text, False, failure_from_error(error))
             return Explanation(text, True)
         return Explanation(text, False, self.composer.why_not(inst, self._state, self._history))
 

@@ -82,6 +82,7 @@ __all__ = [
     "UndefinedCost",
     "UndefinedTarget",
     "action_class",
+    "action_cost",
     "action_source",
     "attach",
     "encode",
@@ -557,7 +558,13 @@ class GroundAction:
         be computed and stored. An action that fails here is not listed as
         applicable, so that what is listed executes (VAL too rejects a plan at
         a step whose effect reads an undefined value)."""
-        return self.cost.__class__ is not UndefinedCost
+        return self.step_error(state) is None
+
+    def step_error(self, state: State | set[int]) -> Exception | None:
+        """The typed error executing the action in ``state`` would raise (see
+        :meth:`executable`), ``None`` when it would succeed."""
+        cost = self.cost
+        return cost.error if cost.__class__ is UndefinedCost else None  # type: ignore[union-attr]
 
     def step_cost(self, state: State | set[int]) -> int | float:
         """The cost of executing the action in ``state``. Raises the
@@ -668,9 +675,11 @@ class AdlAction(GroundAction):
         if self.derive is not None:
             self.derive.update(state)
 
-    def executable(self, state: State | set[int]) -> bool:
-        return self.cost.__class__ is not UndefinedCost and all(
-            e.cost.__class__ is not UndefinedCost for e in self.fired(state))
+    def step_error(self, state: State | set[int]) -> Exception | None:
+        for cost in (self.cost, *(e.cost for e in self.fired(state))):
+            if cost.__class__ is UndefinedCost:
+                return cost.error  # type: ignore[union-attr]
+        return None
 
     def step_cost(self, state: State | set[int], fired: Iterable[ConditionalEffect] | None = None) -> int | float:
         cost = super().step_cost(state)
@@ -716,14 +725,14 @@ class NumericAction(AdlAction):
             return {}
         return numeric_changes(self.lifted, updates, state.values)  # type: ignore[arg-type, union-attr]
 
-    def executable(self, state: State | set[int]) -> bool:
+    def step_error(self, state: State | set[int]) -> Exception | None:
         fired = self.fired(state)
         try:
             self.step_cost(state, fired)
             self.new_values(state, fired)
-        except PDDLError:
-            return False
-        return True
+        except PDDLError as err:
+            return err
+        return None
 
     def apply(self, state: State) -> State:
         return self.step(state).state
@@ -934,6 +943,17 @@ def general_parts(lifted: LiftedTask, schema: Schema, args: tuple[int, ...], enc
             index, combo, _rule_cost(lifted, schema, rule, bb) if rule.numeric else 0,
             numeric_updates(lifted, rule.numeric, bb) if lifted.numeric_task else ()))
     return cond, tuple(effects)
+
+
+def action_cost(lifted: LiftedTask, schema: Schema, args: tuple[int, ...]) -> int | float | UndefinedCost:
+    """The cost of the instance ``schema(args)``, or an :class:`UndefinedCost`
+    when it reads a function without a value: an error when the action is
+    executed, not when it is built (both backends; such an action is not
+    listed as applicable, see :meth:`GroundAction.executable`)."""
+    try:
+        return lifted.action_cost(schema.instantiate(args))
+    except PDDLError as err:
+        return UndefinedCost(err)
 
 
 def _rule_cost(lifted: LiftedTask, schema: Schema, rule: Any, binding: dict[str, int]) -> int | float | UndefinedCost:

@@ -203,3 +203,32 @@ def test_gym_nul_bytes_and_the_automatic_backend() -> None:
     assert err.value.code == ErrorCode.FEATURE_UNAVAILABLE and "backend='grounded'" in err.value.hint
     env = PDDLEnv(task="blocksworld/p02")
     assert env.problems[0].session.grounded is not None
+
+
+# ----------------------------------------------------------------------------- listed means executable
+
+DRIVE = """(define (domain drive) (:requirements :typing :action-costs{numeric})
+ (:types place)
+ (:predicates (at ?p - place))
+ (:functions (drive-cost ?a ?b - place) (total-cost){fluent})
+ (:action drive :parameters (?a ?b - place) :precondition (at ?a)
+   :effect (and (not (at ?a)) (at ?b) (increase (total-cost) (drive-cost ?a ?b)){effect})))"""
+DRIVE_PROBLEM = """(define (problem d) (:domain drive) (:objects depot market - place)
+ (:init (at depot) (= (drive-cost depot market) 3) (= (drive-cost market depot) 3) (= (total-cost) 0){init})
+ (:goal (at market)) (:metric minimize (total-cost)))"""
+
+
+@pytest.mark.parametrize("backend", ["grounded", "lifted"])
+@pytest.mark.parametrize("numeric", [False, True])
+def test_an_action_whose_cost_has_no_value_is_not_listed(backend: str, numeric: bool) -> None:
+    """patty's tpp: (drive truck0 depot0 depot0) reads (drive-cost depot0 depot0), which has no value."""
+    extra = dict(numeric=" :numeric-fluents", fluent=" (fuel)", effect=" (decrease (fuel) 1)", init=" (= (fuel) 9)") \
+        if numeric else dict(numeric="", fluent="", effect="", init="")
+    session = open_session(DRIVE.format(**extra), DRIVE_PROBLEM.format(**extra), text=True, backend=backend)
+    assert session.applicable_names() == ["(drive depot market)"]
+    refused = session.execute("(drive depot depot)")
+    assert not refused.success and refused.failure.code == ErrorCode.UNDEFINED_FUNCTION_VALUE
+    explained = session.explain("(drive depot depot)")
+    assert not explained.applicable and explained.failure.code == ErrorCode.UNDEFINED_FUNCTION_VALUE
+    assert session.explain("(drive depot market)").applicable
+    assert session.execute("(drive depot market)").success and session.plan() == ["(drive depot market)"]
