@@ -3,10 +3,7 @@ validator (which must agree) and against the brute-force grounder."""
 
 from __future__ import annotations
 
-import pytest
-
 from pypddlengine import (
-    PDDLSemanticError,
     Session,
     compile_task,
     ground,
