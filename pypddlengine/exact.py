@@ -99,9 +99,12 @@ def parse_number(text: str) -> Value:
     """The exact value of a PDDL number literal (``3``, ``-2``, ``0.25``,
     ``1.0``); raises :class:`NumberTooLarge` when it passes
     :data:`MAX_NUMBER_BITS` and ``ValueError`` for anything else."""
-    digits = len(text) - ("." in text) - (text[:1] in "+-")
+    whole, _, places = text.lstrip("+-").partition(".")
+    digits = len(whole.lstrip("0")) + len(places.rstrip("0"))  # what the value needs (0.5000 is 0.5)
     if digits > MAX_NUMBER_BITS * 2 + 64:  # too long to hold in the bound whatever its digits: never converted
         raise NumberTooLarge(f"a literal of {digits:,} digits")
+    if len(text) > 4000:  # zeros that change nothing, past Python's conversion limit: dropped first
+        text = f"{'-' if text.startswith('-') else ''}{whole.lstrip('0') or '0'}.{places.rstrip('0') or '0'}"
     value = int(text) if "." not in text else normal(Fraction(text))
     if not fits(value):
         raise NumberTooLarge(size_text(value))

@@ -232,3 +232,10 @@ def test_an_action_whose_cost_has_no_value_is_not_listed(backend: str, numeric: 
     assert not explained.applicable and explained.failure.code == ErrorCode.UNDEFINED_FUNCTION_VALUE
     assert session.explain("(drive depot market)").applicable
     assert session.execute("(drive depot market)").success and session.plan() == ["(drive depot market)"]
+
+
+def test_zeros_that_change_nothing_do_not_count() -> None:
+    assert exact.parse_number("1." + "0" * 5000) == 1
+    assert exact.parse_number("-" + "0" * 5000 + "12.50") == Fraction(-25, 2)
+    with pytest.raises(exact.NumberTooLarge):
+        exact.parse_number("0." + "0" * 5000 + "1")
