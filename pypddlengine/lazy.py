@@ -15,8 +15,8 @@ grounder's) that is then checked.
 
 from __future__ import annotations
 
+import _thread  # not threading: its import costs the fast commands more than they spend
 import itertools
-import threading
 import time
 from types import CodeType
 from typing import Any
@@ -301,7 +301,7 @@ class _Joins:
 _CHUNK = 20_000
 """Join steps between two looks at the clock (a few ms)."""
 
-_limits = threading.local()
+_limits = _thread._local()
 
 
 class time_limit:  # noqa: N801 (a context manager read as a phrase)
