@@ -13,6 +13,7 @@ first used). Features are detected from use, not from ``:requirements``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import field
 
 from .errors import (
@@ -625,7 +626,7 @@ class _Checker:
                 continue
             self._declare_object(obj, self.objects, "object")
         negatives = 0
-        initial_values: dict[tuple[str, tuple[str, ...]], Span | None] = {}
+        initial_values: dict[tuple[str, tuple[str, ...]], NumericFact] = {}
         for fact in p.init:
             match fact:
                 case Atom(predicate=name) if name in self.derived:
@@ -634,7 +635,7 @@ class _Checker:
                                hint="derived predicates are computed by their :derived rules")
                 case Atom():
                     self._atom(fact, {}, ":init", lifted=False)
-                case NumericFact(target=target):
+                case NumericFact(target=target, value=value):
                     if target.name == TOTAL_COST and not target.terms and TOTAL_COST not in self.functions:
                         continue
                     if target.name not in self.functions:
@@ -646,18 +647,29 @@ class _Checker:
                         continue
                     self._function_term(target, {}, lifted=False)
                     key = (target.name, tuple(t.name for t in target.terms))
-                    first = initial_values.setdefault(key, fact.span)
-                    if first is not fact.span:
-                        where = f" (first at line {first.line})" if first is not None else ""
-                        self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
-                                   f"{target} is given an initial value twice{where}", fact.span,
-                                   hint="keep one '(= ...)' per function term")
+                    first = initial_values.setdefault(key, fact)
+                    if first is not fact:
+                        where = f" (first at line {first.span.line})" if first.span is not None else ""
+                        if first.value.value == value.value:  # VAL and unified-planning read it (IPC 2023 satellite)
+                            self.warn(ErrorCode.DUPLICATE_DEFINITION,
+                                      f"{target} is given the same initial value twice{where}; the repeat is "
+                                      "ignored", fact.span)
+                        else:
+                            self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                                       f"{target} is given an initial value twice, two different values{where}", fact.span,
+                                       hint="keep one '(= ...)' per function term")
                 case Not(operand=atom):
                     negatives += 1
                     if isinstance(atom, Atom):
                         self._atom(atom, {}, ":init", lifted=False)
                 case TimedLiteral():
                     self.feature("timed-initial-literals", fact.span)
+        if TOTAL_COST in self.assigned and (TOTAL_COST, ()) not in initial_values and p.metric is not None \
+                and _reads_total_cost(p.metric.expression):
+            init_span = dict(p.section_spans).get(":init", p.span)
+            self.warn(ErrorCode.UNDEFINED_FUNCTION_VALUE,
+                      "(total-cost) has no initial value: it is read as 0, as Fast Downward does (VAL leaves it "
+                      "undefined); write '(= (total-cost) 0)' in :init to say so", init_span)
         if negatives:
             self.warn("NEGATIVE_INIT", f"{negatives} negative literal(s) in :init are redundant under the "
                       "closed-world assumption and are ignored", None)
@@ -667,7 +679,7 @@ class _Checker:
         if p.metric is not None:
             self._metric(p.metric)
 
-    def _unset_reads(self, initial: dict[tuple[str, tuple[str, ...]], Span | None]) -> None:
+    def _unset_reads(self, initial: Mapping[tuple[str, tuple[str, ...]], object]) -> None:
         """Warn, at the read in the domain, when an action reads a function
         to which :init gives no value at all: a step reading it cannot apply
         (VAL: an undefined value), so every plan through it fails. Functions
@@ -857,3 +869,12 @@ def ensure_valid(domain: Domain, problem: Problem | None = None) -> CheckReport:
     report = check(domain, problem)
     report.raise_first()
     return report
+
+
+def _reads_total_cost(expr: object) -> bool:
+    """Whether a metric expression reads ``(total-cost)``."""
+    if isinstance(expr, FunctionTerm):
+        return expr.name == TOTAL_COST and not expr.terms
+    if isinstance(expr, BinaryExpr):
+        return _reads_total_cost(expr.left) or (expr.right is not None and _reads_total_cost(expr.right))
+    return False

@@ -58,6 +58,8 @@ from .names import FEEDBACK_LEVELS
                    "the IPC 2023 rovers hard tasks need 4).")
 @click.option("--reply-budget", type=click.IntRange(2000), default=25_000, show_default=True,
               help="Most characters of one reply; longer ones leave items out, say what, and how to page them.")
+@click.option("--max-validation-seconds", type=click.FloatRange(min=0.1), default=8.0, show_default=True,
+              help="Time one validate_complete_plan call may take (VALIDATION_TIMEOUT past it).")
 @click.option("--allow-files/--no-files", default=None,
               help="Let initialise_session read file paths [default: on for stdio, off for HTTP].")
 @click.option("--allow-file", "allowed_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
@@ -89,6 +91,7 @@ def serve(
     max_actions: int,
     max_input_mb: float,
     reply_budget: int,
+    max_validation_seconds: float,
     allow_files: bool | None,
     allowed_files: tuple[str, ...],
     max_sessions_per_client: int | None,
@@ -124,6 +127,7 @@ def serve(
         "max_ground_actions": max_actions,
         "max_pddl_bytes": round(max_input_mb * 1_000_000),
         "reply_budget": reply_budget,
+        "max_validation_seconds": max_validation_seconds,
     }
     if allow_files is not None:
         options["allow_files"] = allow_files

@@ -31,8 +31,10 @@ __all__ = [
     "PDDLSyntaxError",
     "SourceFile",
     "Span",
+    "TimeLimitError",
     "UnsupportedRequirementError",
     "counted",
+    "nesting_guard",
 ]
 
 
@@ -77,11 +79,13 @@ class ErrorCode:
     INVALID_COST = "INVALID_COST"
     UNDEFINED_FUNCTION_VALUE = "UNDEFINED_FUNCTION_VALUE"
     DIVISION_BY_ZERO = "DIVISION_BY_ZERO"
+    NUMERIC_OVERFLOW = "NUMERIC_OVERFLOW"
     NUMERIC_EFFECT_CONFLICT = "NUMERIC_EFFECT_CONFLICT"
     UNSTRATIFIABLE_AXIOMS = "UNSTRATIFIABLE_AXIOMS"
     # grounding
     GROUNDING_LIMIT = "GROUNDING_LIMIT"
     GROUNDING_TIMEOUT = "GROUNDING_TIMEOUT"
+    VALIDATION_TIMEOUT = "VALIDATION_TIMEOUT"
     # action references (session, plans)
     UNKNOWN_ACTION = "UNKNOWN_ACTION"
     WRONG_ARITY = "WRONG_ARITY"
@@ -265,6 +269,13 @@ class GroundingLimitError(PDDLError):
     default_code = ErrorCode.GROUNDING_LIMIT
 
 
+class TimeLimitError(PDDLError):
+    """A call ran past its time limit (``VALIDATION_TIMEOUT``: a plan
+    validation); ``details`` give the ``limit`` in seconds and how far it got."""
+
+    default_code = ErrorCode.VALIDATION_TIMEOUT
+
+
 class InputTooLargeError(PDDLError):
     """An input is larger than the configured limit."""
 
@@ -275,7 +286,8 @@ class NumericError(PDDLError):
     """A numeric expression cannot be evaluated where a step, a goal or the
     metric reads it: a function term without a value (``UNDEFINED_FUNCTION_VALUE``,
     VAL's rule: an error where it is read, never a silent 0) or a division by
-    zero (``DIVISION_BY_ZERO``). The span points at the term or the operator
+    zero (``DIVISION_BY_ZERO``), or a value past the bound on exact numbers
+    (``NUMERIC_OVERFLOW``, see :data:`pypddlengine.exact.MAX_NUMBER_BITS`). The span points at the term or the operator
     in the domain or problem; ``details`` names the ground term."""
 
     default_code = ErrorCode.UNDEFINED_FUNCTION_VALUE
@@ -310,3 +322,26 @@ class FeatureUnavailableError(PDDLError):
     grounded task, which a lifted session does not have."""
 
     default_code = ErrorCode.FEATURE_UNAVAILABLE
+
+
+class nesting_guard:  # noqa: N801 (a context manager read as a phrase: ``with nesting_guard("the goal"):``)
+    """Turns a ``RecursionError`` inside the block into ``NESTING_LIMIT``: with
+    ``pypddlengine.syntax.parser.MAX_NESTING`` raised past what the interpreter's
+    stack holds, a deeply nested input is refused by the stage that would
+    recurse too deep (checking, compiling, grounding, a step), never a bare
+    ``RecursionError``."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: object) -> None:
+        if kind is not None and issubclass(kind, RecursionError):
+            raise InputTooLargeError(
+                f"{self.what} is nested too deeply for this interpreter's stack", code=ErrorCode.NESTING_LIMIT,
+                hint="nest less, or lower pypddlengine.syntax.parser.MAX_NESTING to refuse such input at once",
+            ) from None

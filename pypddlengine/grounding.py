@@ -53,6 +53,7 @@ from .step import (
     GroundAction,
     GroundAxiom,
     action_class,
+    action_cost,
     action_source,
     attach,
     encode,
@@ -486,7 +487,7 @@ class _Grounder:
             "GroundAction": action_class(self.lifted),
             "schema": schema,
             "axioms": self.axioms,
-            "cost_of": lambda a, s=schema: self.lifted.action_cost(s.instantiate(a)),
+            "cost_of": lambda a, s=schema: action_cost(self.lifted, s, a),
         }
         for i, dom in enumerate(schema.domain_sets):
             ns[f"d{i}"] = dom

@@ -74,7 +74,17 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the installation
     raise ImportError(f"pypddlengine.gym needs the 'gym' extra (pip install 'pypddlengine[gym]'): {err}") from err
 
-from . import ErrorCode, Failure, GroundAction, Session, StepResult, Task, UnsupportedRequirementError, open_session
+from . import (
+    ErrorCode,
+    Failure,
+    GroundAction,
+    PDDLError,
+    Session,
+    StepResult,
+    Task,
+    UnsupportedRequirementError,
+    open_session,
+)
 from .bundled import bundled_task, bundled_tasks
 from .sources import is_pddl_text, read_source
 
@@ -99,6 +109,13 @@ class _Problem:
                 f"{name}: PDDLEnv observes atoms only, and this task has numeric fluents that actions change; "
                 "simulate it with pypddlengine's Session (its states carry the values)",
                 details={"feature": "numeric-fluents"})
+        if session.grounded is None:
+            why = ("a lifted session has no such sets" if session.backend_note.startswith("lifted (as requested)")
+                   else f"this task is too large to ground here ({session.backend_note})")
+            raise PDDLError(
+                f"{name}: PDDLEnv's observation and action spaces list every ground atom and action, and {why}",
+                code=ErrorCode.FEATURE_UNAVAILABLE,
+                hint="simulate it with pypddlengine's Session (lifted), or pass backend='grounded' to try anyway")
         self.name = name
         self.session = session
         task = session.task
@@ -213,7 +230,9 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
             domain, problem = bundled_task(task)
         elif domain is None or problem is None:
             raise TypeError("PDDLEnv needs task= (e.g. 'blocksworld/p01') or a domain and a problem")
-        session_options.setdefault("backend", "grounded")  # a fixed action space needs every ground action
+        # the automatic backend, as sessions have: a task too large to ground is refused at once (the fixed
+        # spaces need every ground action), not after grounding for minutes; backend="grounded" forces it
+        session_options.setdefault("backend", "auto")
         sources = _problem_sources(problem)
         self.problems = [_Problem(name, open_session(domain, source, feedback=feedback, **session_options))
                          for name, source in sources]
@@ -310,7 +329,7 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         info: dict[str, Any] = {"problem": problem.name, "step": self._steps, "action": result.action,
                                 "applied": result.success, "goal_reached": result.goal_reached}
         if result.success:
-            cost = 1.0 if self.reward_mode == "step" else float(session.history[-1].action.step_cost(before))
+            cost = 1.0 if self.reward_mode == "step" else _as_float(session.history[-1].action.step_cost(before))
             reward = -cost
         else:
             reward = self.invalid_action_reward
@@ -588,3 +607,11 @@ def register_envs(tasks: Iterable[str] | None = None) -> list[str]:
 
 
 register_envs()
+
+
+def _as_float(cost: Any) -> float:
+    """A step's cost as a reward's float: an infinity when no double holds it."""
+    try:
+        return float(cost)
+    except OverflowError:
+        return float("inf")

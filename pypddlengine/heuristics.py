@@ -170,7 +170,7 @@ class RelaxedTask:
         """Choose the exploration for :attr:`cost`."""
         # with integer costs an operator's cost can be summed as its preconditions settle, packed with
         # its count of preconditions still to settle: (own cost + preconditions' so far) << shift | count
-        self.integer_costs = all(float(c).is_integer() and 0 <= c < 2**52 for c in set(self.cost))
+        self.integer_costs = all(0 <= c < 2**52 and float(c).is_integer() for c in set(self.cost))
         # the count needs as few bits as possible: then packed values stay one-digit (30-bit) ints
         self._shift = shift = max(self.npre, default=0).bit_length()
         pairs = zip(self.cost, self.npre, strict=True)

@@ -15,13 +15,14 @@ grounder's) that is then checked.
 
 from __future__ import annotations
 
+import _thread  # not threading: its import costs the fast commands more than they spend
 import itertools
+import time
 from types import CodeType
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from .errors import ErrorCode, GroundingLimitError, PDDLError
-from .exact import Value
+from .errors import ErrorCode, GroundingLimitError
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
@@ -32,8 +33,8 @@ from .step import (
     GroundAction,
     GroundAxiom,
     State,
-    UndefinedCost,
     action_class,
+    action_cost,
     action_source,
     attach,
     axiom_fires,
@@ -128,16 +129,10 @@ class LazyTask(StepSpace):
             "schema": schema,
             "Action": action_class(self.lifted), "GroundAxiom": GroundAxiom,
             "new_id": self._ids.__next__,
-            "cost_of": lambda a, s=schema: self._cost(s, a),
+            "cost_of": lambda a, s=schema: action_cost(self.lifted, s, a),
         }
         exec(_maker_code(self.lifted, schema, self.static), ns)
         return ns["make"]
-
-    def _cost(self, schema: Schema, args: tuple[int, ...]) -> Value | float | UndefinedCost:
-        try:
-            return self.lifted.action_cost(schema.instantiate(args))
-        except PDDLError as err:  # an error when executed, not when instantiated
-            return UndefinedCost(err)
 
     # ------------------------------------------------------------------ actions and axioms
 
@@ -189,7 +184,7 @@ class LazyTask(StepSpace):
         out: list[GroundAction] = []
         for app in joins.applicable:
             app(out, state)
-        return out
+        return self.executable_only(out, state)
 
     def advanced(self, before: State, after: State, added: Iterable[int], deleted: Iterable[int]) -> None:
         joins = self._joins
@@ -299,6 +294,7 @@ class _Joins:
         """The frozen state :attr:`ids` equals, when known."""
         self.reruns = reruns
         self.left = [task.max_work]
+        self.budget = 0
         self.doing = ""
         base = {"SK": static_rel.keys, "SP": static_rel.by_pred, "SX": static_rel.by_pos,
                 "FK": self.fluent.keys, "FP": self.fluent.by_pred, "FX": self.fluent.by_pos, "lookup": task.lookup,
@@ -341,11 +337,26 @@ class _Joins:
         return self._ordered
 
     def start(self, doing: str) -> None:
-        """Give the next joins the task's work limit."""
-        self.left[0] = self.task.max_work
+        """Give the next joins the task's work limit, a chunk at a time (the
+        time limit of the calling thread, :func:`time_limit`, is checked
+        between chunks)."""
+        chunk = min(self.task.max_work, _CHUNK)
+        self.left[0] = chunk
+        self.budget = self.task.max_work - chunk
         self.doing = doing
 
     def tick(self) -> None:
+        """The joins used up their chunk: the next one, or the typed error of
+        the work limit or of the time limit."""
+        deadline: float | None = getattr(_limits, "deadline", None)
+        if deadline is not None and time.monotonic() > deadline:
+            raise _limits.error()
+        while self.left[0] < 0 and self.budget > 0:
+            chunk = min(self.budget, _CHUNK)
+            self.budget -= chunk
+            self.left[0] += chunk
+        if self.left[0] >= 0:
+            return
         limit = self.task.max_work
         raise GroundingLimitError(
             f"{self.doing} took more than {limit:,} join steps: the state has too many candidate actions (or "
@@ -386,6 +397,31 @@ class _Joins:
         self.ids.add(atom)
         self.fluent.add(key)
         self.source = None
+
+
+_CHUNK = 20_000
+"""Join steps between two looks at the clock (a few ms)."""
+
+_limits = _thread._local()
+
+
+class time_limit:  # noqa: N801 (a context manager read as a phrase)
+    """``with time_limit(deadline, error):`` makes the lifted joins of this
+    thread (listing actions, derived atoms) raise ``error()`` (a
+    :class:`~pypddlengine.errors.TimeLimitError`) once ``time.monotonic()``
+    passes ``deadline``: a plan validation stops inside a slow step, not after it."""
+
+    __slots__ = ("deadline", "error", "saved")
+
+    def __init__(self, deadline: float, error: Any) -> None:
+        self.deadline, self.error = deadline, error
+
+    def __enter__(self) -> None:
+        self.saved = (getattr(_limits, "deadline", None), getattr(_limits, "error", None))
+        _limits.deadline, _limits.error = self.deadline, self.error
+
+    def __exit__(self, *_: object) -> None:
+        _limits.deadline, _limits.error = self.saved
 
 
 JoinCodes = tuple[dict[object, CodeType], dict[tuple[bool, int], set[int]], frozenset[int]]

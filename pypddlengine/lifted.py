@@ -27,7 +27,15 @@ from fractions import Fraction
 from typing import Any, cast
 
 from .checker import TOTAL_COST, TOTAL_TIME, CheckReport, axiom_levels, ensure_valid, negative_cycle
-from .errors import ActionReferenceError, ErrorCode, GroundingLimitError, NumericError, PDDLSemanticError, counted
+from .errors import (
+    ActionReferenceError,
+    ErrorCode,
+    GroundingLimitError,
+    NumericError,
+    PDDLSemanticError,
+    counted,
+    nesting_guard,
+)
 from .exact import Value, approx, normal, to_text
 from .model import (
     OBJECT_TYPE,
@@ -809,8 +817,9 @@ def _types(types: tuple[str, ...]) -> str:
 
 def compile_task(domain: Domain, problem: Problem) -> LiftedTask:
     """Check ``domain`` and ``problem`` (raising the first error) and compile them."""
-    report = ensure_valid(domain, problem)
-    return LiftedTask(domain, problem, report)
+    with nesting_guard("the task"):
+        report = ensure_valid(domain, problem)
+        return LiftedTask(domain, problem, report)
 
 
 def load_task(

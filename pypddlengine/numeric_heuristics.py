@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
-from .exact import Value
+from .exact import Value, to_float
 from .numeric import linear
 from .step import NUMERIC, Formula, GroundAction, NumericTest, NumericUpdate, State
 from .task import Task
@@ -322,7 +322,7 @@ class NumericRelaxation:
         missing += [self.cond_text[c] for c in self.goal_conds if cond_cost[c] == INF]
         if missing:
             return INF, tuple(dict.fromkeys(missing))
-        return (float(combine(costs)) if costs else 0.0), ()
+        return (to_float(combine(costs)) if costs else 0.0), ()
 
 
 def _fluents_of(test: NumericTest | None) -> set[int]:

@@ -55,7 +55,7 @@ from collections.abc import Iterable
 from dataclasses import field
 from typing import Any
 
-from .errors import CheckpointError, ErrorCode, GroundingLimitError, PDDLError
+from .errors import CheckpointError, ErrorCode, GroundingLimitError, PDDLError, nesting_guard
 from .exact import Value
 from .feedback import (
     FEATURES_OFF,
@@ -459,7 +459,13 @@ class Session:
 
     def execute(self, action: str | ActionRef | GroundAction) -> StepResult:
         """Execute one action. On success the state and history advance; on
-        failure nothing changes and :attr:`StepResult.failure` says why."""
+        failure nothing changes and :attr:`StepResult.failure` says why. Atomic:
+        whatever raises (a typed error of a limit, or a defect) leaves the
+        state, the history and the loop index as they were."""
+        with nesting_guard("the action's condition or effect"):
+            return self._execute(action)
+
+    def _execute(self, action: str | ActionRef | GroundAction) -> StepResult:
         try:
             text, ground_action, inst = self._lookup(action)
         except PDDLError as err:
@@ -478,10 +484,25 @@ class Session:
             seen_before, seen_after = self.observe(state), self.observe(new_state)
             shown_added, shown_deleted = tuple(seen_after - seen_before), tuple(seen_before - seen_after)
             fired = ()  # their conditions and changes may name hidden atoms
+        step = len(self._history) + 1
+        digests = len(self._digests)
+        # the backend follows the step (a rollback below leaves it at new_state: it then compares states again)
         self.task.advanced(state, new_state, added, deleted)
         self._state = new_state
-        step = len(self._history) + 1
         self._history.append(HistoryEntry(step, ground_action, text, added, deleted, move.changed))
+        try:
+            return self._succeeded(text, new_state, step, shown_added, shown_deleted, fired, move.changed)
+        except BaseException:  # nothing of the step stays
+            self._state = state
+            del self._history[step - 1:]
+            for digest in self._digests[digests:]:
+                if self._first_seen.get(digest) == step:
+                    del self._first_seen[digest]
+            del self._digests[digests:]
+            raise
+
+    def _succeeded(self, text: str, new_state: State, step: int, shown_added: Any, shown_deleted: Any,
+                   fired: Any, changed: Any) -> StepResult:
         revisited = self._record_visit(new_state, step)
         render = self.task.render_atom
         return StepResult(
@@ -494,7 +515,7 @@ class Session:
             deleted=tuple(sorted(render(d) for d in shown_deleted)),
             feedback=self.composer.feedback(new_state, self._history, revisited),
             fired=fired,
-            changed=self.composer.changed(move.changed),
+            changed=self.composer.changed(changed),
         )
 
     def _failed(self, text: str, failure: Failure) -> StepResult:
@@ -517,6 +538,9 @@ class Session:
         except PDDLError as err:
             return Explanation(action if isinstance(action, str) else str(action), False, failure_from_error(err))
         if ground_action is not None and ground_action.applicable(self._state):
+            error = ground_action.step_error(self._state)  # listed means executable: so does the explanation
+            if isinstance(error, PDDLError):
+                return Explanation(text, False, failure_from_error(error))
             return Explanation(text, True)
         return Explanation(text, False, self.composer.why_not(inst, self._state, self._history))
 
@@ -666,10 +690,12 @@ class Session:
 
     # ------------------------------------------------------------------ validation
 
-    def validate(self, plan: Plan | Iterable[ActionRef | str] | None = None) -> ValidationReport:
+    def validate(self, plan: Plan | Iterable[ActionRef | str] | None = None, *,
+                 max_seconds: float | None = None) -> ValidationReport:
         """Validate ``plan`` from the initial state (the session's history when
         ``plan`` is ``None``). The session itself is not changed."""
-        return validate_plan(self.task, [h.action for h in self._history] if plan is None else plan)
+        return validate_plan(self.task, [h.action for h in self._history] if plan is None else plan,
+                             max_seconds=max_seconds)
 
 
 def open_backend(
@@ -696,7 +722,8 @@ def open_backend(
     _check_backend(backend)
     lifted = load_task(domain, problem, max_bytes=max_bytes, domain_name=domain_name, problem_name=problem_name,
                        text=text)
-    return build_backend(lifted, backend, options or DEFAULT_OPTIONS)
+    with nesting_guard("the task"):
+        return build_backend(lifted, backend, options or DEFAULT_OPTIONS)
 
 
 def open_session(

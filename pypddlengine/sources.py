@@ -56,11 +56,11 @@ def special_file(path: PathLike) -> str | None:
 def read_file(path: PathLike, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of ``path``; a missing, unreadable or oversized file is a
     :class:`PDDLError` (code ``FILE_NOT_FOUND`` or ``INPUT_TOO_LARGE``).
-    A name that cannot be a path (a line break, or longer than the system
-    allows) is reported as such, without echoing it whole."""
+    A name that cannot be a path (a line break, a NUL byte, or longer than
+    the system allows) is reported as such, without echoing it whole."""
     text = os.fspath(path)
-    if "\n" in text or len(text) > 4096:
-        shown = text.strip().splitlines()[0][:60] if text.strip() else ""
+    if "\n" in text or "\x00" in text or len(text) > 4096:
+        shown = text.strip().splitlines()[0][:60].replace("\x00", "\\x00") if text.strip() else ""
         raise PDDLError(
             f"not a file name: '{shown}...' ({len(text):,} characters); PDDL text must start with '('",
             code=ErrorCode.FILE_NOT_FOUND,

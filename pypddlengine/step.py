@@ -56,7 +56,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, cast
 
 from .errors import ErrorCode, NumericError, PDDLError
-from .exact import Value, normal, to_text
+from . import exact
+from .exact import Value, approx, fits, normal, size_text, to_text
 from .lifted import AtomKey, LiftedTask, Schema, Template
 from .model import And, Atom, Compare, Condition, Equals, Exists, Forall, Not, NumericEffect, Or
 from .numeric import CONST, GExpr, assign, evaluator, interpret, term_text
@@ -81,6 +82,7 @@ __all__ = [
     "UndefinedCost",
     "UndefinedTarget",
     "action_class",
+    "action_cost",
     "action_source",
     "attach",
     "encode",
@@ -442,6 +444,7 @@ def numeric_changes(lifted: LiftedTask, updates: Iterable[NumericUpdate | Undefi
     (``DIVISION_BY_ZERO``), each located in the domain."""
     new: dict[int, Value] = {}
     kinds: dict[int, str] = {}
+    last: dict[int, NumericUpdate] = {}
     for u in updates:
         if isinstance(u, UndefinedTarget):
             raise _numeric_error(lifted, u, values)
@@ -458,14 +461,29 @@ def numeric_changes(lifted: LiftedTask, updates: Iterable[NumericUpdate | Undefi
                                        "increases and decreases of one value add up", code=ErrorCode.NUMERIC_EFFECT_CONFLICT,
                                        span=u.effect.span, source=lifted.domain.source, details={"term": text})
                 new[i] = normal(new[i] + value if op == "increase" else new[i] - value)
+                last[i] = u
                 continue
             kinds[i] = "additive" if op in ("increase", "decrease") else op
             new[i] = assign(op, values[i], value)
+            last[i] = u
         except NumericError:
             raise
         except (TypeError, LookupError, ZeroDivisionError) as err:
             raise _numeric_error(lifted, u, values, err) from None
+    for i, value in new.items():
+        if not fits(value):
+            raise overflow_error(lifted, last[i], value)
     return new
+
+
+def overflow_error(lifted: LiftedTask, update: NumericUpdate, value: Value) -> NumericError:
+    """``NUMERIC_OVERFLOW``, located at the effect that would store ``value``."""
+    text = term_text(*lifted.fluent_terms[update.target], lifted.object_display)
+    return NumericError(
+        f"'{update.op}' would give {text} {size_text(value)} ({approx(value)}), past the bound of "
+        f"{exact.MAX_NUMBER_BITS:,} bits on exact numbers", code=ErrorCode.NUMERIC_OVERFLOW,
+        span=update.effect.span, source=lifted.domain.source, details={"term": text, "limit": exact.MAX_NUMBER_BITS},
+        hint="raise pypddlengine.exact.MAX_NUMBER_BITS if such values are meant (see docs/limits.md)")
 
 
 # ----------------------------------------------------------------------------- ground actions
@@ -533,6 +551,20 @@ class GroundAction:
         """``(delete, add)``: the atoms the step makes false, then true, when
         executed in ``state`` (the state before the step)."""
         return self.delete, self.add
+
+    def executable(self, state: State | set[int]) -> bool:
+        """Whether executing the action in ``state`` (where it is applicable)
+        succeeds: its cost has a value and (a numeric task) every effect can
+        be computed and stored. An action that fails here is not listed as
+        applicable, so that what is listed executes (VAL too rejects a plan at
+        a step whose effect reads an undefined value)."""
+        return self.step_error(state) is None
+
+    def step_error(self, state: State | set[int]) -> Exception | None:
+        """The typed error executing the action in ``state`` would raise (see
+        :meth:`executable`), ``None`` when it would succeed."""
+        cost = self.cost
+        return cost.error if cost.__class__ is UndefinedCost else None  # type: ignore[union-attr]
 
     def step_cost(self, state: State | set[int]) -> Value | float:
         """The cost of executing the action in ``state``. Raises the
@@ -644,6 +676,12 @@ class AdlAction(GroundAction):
         if self.derive is not None:
             self.derive.update(state)
 
+    def step_error(self, state: State | set[int]) -> Exception | None:
+        for cost in (self.cost, *(e.cost for e in self.fired(state))):
+            if cost.__class__ is UndefinedCost:
+                return cost.error  # type: ignore[union-attr]
+        return None
+
     def step_cost(self, state: State | set[int], fired: Iterable[ConditionalEffect] | None = None) -> Value | float:
         cost = super().step_cost(state)
         for e in self.fired(state) if fired is None else fired:
@@ -687,6 +725,15 @@ class NumericAction(AdlAction):
         if not updates:
             return {}
         return numeric_changes(self.lifted, updates, state.values)  # type: ignore[arg-type, union-attr]
+
+    def step_error(self, state: State | set[int]) -> Exception | None:
+        fired = self.fired(state)
+        try:
+            self.step_cost(state, fired)
+            self.new_values(state, fired)
+        except PDDLError as err:
+            return err
+        return None
 
     def apply(self, state: State) -> State:
         return self.step(state).state
@@ -897,6 +944,17 @@ def general_parts(lifted: LiftedTask, schema: Schema, args: tuple[int, ...], enc
             index, combo, _rule_cost(lifted, schema, rule, bb) if rule.numeric else 0,
             numeric_updates(lifted, rule.numeric, bb) if lifted.numeric_task else ()))
     return cond, tuple(effects)
+
+
+def action_cost(lifted: LiftedTask, schema: Schema, args: tuple[int, ...]) -> Value | float | UndefinedCost:
+    """The cost of the instance ``schema(args)``, or an :class:`UndefinedCost`
+    when it reads a function without a value: an error when the action is
+    executed, not when it is built (both backends; such an action is not
+    listed as applicable, see :meth:`GroundAction.executable`)."""
+    try:
+        return lifted.action_cost(schema.instantiate(args))
+    except PDDLError as err:
+        return UndefinedCost(err)
 
 
 def _rule_cost(lifted: LiftedTask, schema: Schema, rule: Any, binding: dict[str, int]) -> Value | float | UndefinedCost:

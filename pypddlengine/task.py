@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
+from .exact import to_float
 from .lifted import AtomKey, Keys, LiftedTask, Schema
 from .step import (
     NUMERIC,
@@ -235,6 +236,15 @@ class StepSpace:
         :meth:`sort_actions`)."""
         raise NotImplementedError
 
+    def executable_only(self, actions: list[GroundAction], state: State) -> list[GroundAction]:
+        """Of ``actions``, applicable in ``state``, those whose step succeeds
+        (:meth:`GroundAction.executable`): listing and execution agree. Only
+        tasks with numeric effects or costs read from functions can differ."""
+        lifted = self.lifted
+        if not (lifted.numeric_task or lifted.uses_action_costs):
+            return actions
+        return [a for a in actions if a.executable(state)]
+
     def lookup(self, schema: Schema, args: tuple[int, ...]) -> GroundAction | None:
         """The ground action for a resolved reference, or ``None`` when it is
         applicable in no state reachable from the initial state."""
@@ -380,7 +390,7 @@ class Task(StepSpace):
                         out.append(action)
         if self.general is not None:
             out = [a for a in out if a.cond is None or holds(a.cond, state)]  # type: ignore[attr-defined]
-        return out
+        return self.executable_only(out, state)
 
     def applicable_scan(self, state: State) -> list[GroundAction]:
         """The same set as :meth:`applicable`, by checking every action (oracle)."""
@@ -496,10 +506,10 @@ class Task(StepSpace):
             if n % 1024 == 0:  # an action may have many conditional effects
                 check()
             cond: Formula | None = a.cond  # type: ignore[attr-defined]
-            emit(a.pre, a.neg, cond, a.add, a.delete, float(a.cost), a, -1)
+            emit(a.pre, a.neg, cond, a.add, a.delete, to_float(a.cost), a, -1)
             for i, e in enumerate(a.effects):  # type: ignore[attr-defined]
                 both = e.cond if cond is None else (cond if e.cond is None else (0, (cond, e.cond)))
-                emit(a.pre, a.neg, both, e.add, e.delete, float(a.cost + e.cost), a, i)
+                emit(a.pre, a.neg, both, e.add, e.delete, to_float(a.cost + e.cost), a, i)
         for stratum in general.strata:
             for ax in stratum:
                 emit(ax.pre, ax.neg, ax.cond, (ax.head,), (), 0.0, None, -1)

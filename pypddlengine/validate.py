@@ -15,13 +15,15 @@ are still listed, one per atom.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import field
 from typing import Any, cast
 
-from .errors import ActionReferenceError, NumericError, PDDLError, Span, counted
+from .errors import ActionReferenceError, NumericError, PDDLError, Span, TimeLimitError, counted, nesting_guard
 from .exact import Value, to_json, to_text
-from .lazy import LazyTask
+from .lazy import LazyTask, time_limit
 from .lifted import MAX_REMEMBERED_STEPS, LiftedTask
 from .model import ActionRef, Plan
 from .step import GroundAction, read_error, thaw
@@ -29,7 +31,13 @@ from .syntax import StepWords, parse_action_ref
 from .task import StepSpace
 from .usercache import dataclass
 
-__all__ = ["INAPPLICABLE_ACTION", "StepFailure", "ValidationReport", "validate_plan"]
+__all__ = ["INAPPLICABLE_ACTION", "MAX_VALIDATION_SECONDS", "StepFailure", "ValidationReport", "validate_plan"]
+
+MAX_VALIDATION_SECONDS = 8.0
+"""The time one plan validation may take by default (``VALIDATION_TIMEOUT``
+past it; read at each call, ``max_seconds=`` overrides it, ``math.inf`` for
+none). A plan of the IPC corpus takes milliseconds; a step of a lifted task
+with hundreds of thousands of derived atoms per state can take seconds."""
 
 _UNKNOWN = object()
 
@@ -152,26 +160,61 @@ def _text(step: ActionRef | str | GroundAction | StepWords) -> str:
 def validate_plan(
     task: LiftedTask | StepSpace,
     plan: Plan | Iterable[ActionRef | str | GroundAction | StepWords],
+    *,
+    max_seconds: float | None = None,
 ) -> ValidationReport:
     """Validate ``plan`` (a parsed :class:`Plan`, action refs, action strings
     in any accepted form, ground actions of ``task``, or the step words of
     :func:`pypddlengine.syntax.plan_words`, whose failures have no place in
     the file) from the initial state. ``task``: a lifted task (validated with
     a fresh :class:`~pypddlengine.lazy.LazyTask`, which grounds nothing) or a
-    session's backend, which remembers the steps it met for later plans."""
+    session's backend, which remembers the steps it met for later plans.
+    A validation that takes more than ``max_seconds`` (default
+    :data:`MAX_VALIDATION_SECONDS`) raises :class:`TimeLimitError`
+    (``VALIDATION_TIMEOUT``) after the step that passed it."""
+    limit = MAX_VALIDATION_SECONDS if max_seconds is None else max_seconds
+    with nesting_guard("a condition or effect of the plan's actions"):
+        return _validate(task, plan, limit)
+
+
+class _Clock:
+    """The deadline of one validation and the error past it (also raised by
+    the lifted joins inside a slow step, see :class:`~pypddlengine.lazy.time_limit`)."""
+
+    def __init__(self, limit: float, length: int) -> None:
+        self.limit, self.length, self.checked = limit, length, 0
+        self.deadline = time.monotonic() + limit
+
+    def error(self) -> TimeLimitError:
+        return _timeout(self.limit, self.checked, self.length)
+
+
+def _validate(task: LiftedTask | StepSpace, plan: Plan | Iterable[ActionRef | str | GroundAction | StepWords],
+              limit: float) -> ValidationReport:
     space = task if isinstance(task, StepSpace) else LazyTask(task)
     lifted = space.lifted
     steps = plan.steps if isinstance(plan, Plan) else tuple(plan)
+    known = space.remembered_refs()
+    watch = _Clock(limit, len(steps))
+    with time_limit(watch.deadline, watch.error):
+        return _steps(space, lifted, steps, known, watch)
+
+
+def _steps(space: StepSpace, lifted: LiftedTask, steps: tuple[Any, ...], known: dict[Any, Any],
+           watch: _Clock) -> ValidationReport:
     state: set[int] = thaw(space.init)
     cost: Value | float = 0
     failure: StepFailure | None = None
     applied = 0
     resolve, lookup = lifted.resolve_known, space.lookup
-    known = space.remembered_refs()
     key: tuple[Any, ...] | None
     ref: ActionRef | None
     action: GroundAction | None
+    clock, deadline = time.monotonic, watch.deadline
     for number, step in enumerate(steps, start=1):
+        watch.checked = number - 1
+        if clock() > deadline:
+            raise watch.error()
         try:
             kind = step.__class__
             if kind is tuple:  # plan_words: (name, args, text), remembered as it is; no place in the file
@@ -225,6 +268,8 @@ def validate_plan(
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         except NumericError as err:  # a numeric effect that cannot be executed (located in the domain)
             failure = StepFailure(number, lifted.render_action(schema, args), err.code, _located(err), (), span)
+        except TimeLimitError:
+            raise
         except PDDLError as err:  # malformed action text, missing cost value
             failure = StepFailure(number, _text(step), err.code, err.message, (), err.span)
         break
@@ -249,6 +294,14 @@ def validate_plan(
         metric_direction=None if lifted.problem.metric is None else lifted.problem.metric.direction,
         metric_error=metric_error,
     )
+
+
+def _timeout(limit: float, checked: int, length: int) -> TimeLimitError:
+    return TimeLimitError(
+        f"validating the plan took more than {limit:g} s (the time limit of a validation); {checked} of "
+        f"{counted(length, 'step')} were checked", details={"limit_seconds": limit, "steps_checked": checked},
+        hint="validate a shorter plan, or raise the limit: max_seconds= (library), "
+             "pypddlengine.validate.MAX_VALIDATION_SECONDS, --max-validation-seconds (server); see docs/limits.md")
 
 
 def _located(err: PDDLError) -> str:

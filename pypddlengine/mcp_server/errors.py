@@ -18,6 +18,7 @@ UNKNOWN_SESSION = "UNKNOWN_SESSION"
 SESSION_EXPIRED = "SESSION_EXPIRED"
 SESSION_CLOSED = "SESSION_CLOSED"
 SESSION_LIMIT = "SESSION_LIMIT"
+SESSION_EVICTED = "SESSION_EVICTED"
 SERVER_CAPACITY = "SERVER_CAPACITY"
 STEP_LIMIT = "STEP_LIMIT"
 UNKNOWN_TASK = ErrorCode.UNKNOWN_TASK  # the engine's code: the CLI and the server say the same
@@ -35,6 +36,7 @@ ERROR_CODES: dict[str, str] = {
     SESSION_EXPIRED: "the session was idle too long and was closed; call initialise_session again",
     SESSION_CLOSED: "call initialise_session for a new session",
     SESSION_LIMIT: "close a session you no longer need (close_session), or wait for idle ones to expire",
+    SESSION_EVICTED: "call initialise_session again; a client with its own token (--auth-token) keeps its sessions",
     SERVER_CAPACITY: "close sessions on large tasks (close_session), or use a smaller task",
     STEP_LIMIT: "validate or inspect the session, then close it and start a new one",
     UNKNOWN_TASK: "call list_bundled_tasks for the bundled task names",
@@ -52,6 +54,8 @@ ERROR_CODES: dict[str, str] = {
                                "(pypddl serve --max-input-mb N; default 2)",
     ErrorCode.GROUNDING_LIMIT: "the task grounds to too many actions or atoms for this server; use a smaller task",
     ErrorCode.GROUNDING_TIMEOUT: "the task takes too long to ground on this server; use a smaller task",
+    ErrorCode.NUMERIC_OVERFLOW: "a value passed the bound on exact numbers; undo, or use smaller numbers",
+    ErrorCode.VALIDATION_TIMEOUT: "validate a shorter plan, or ask for a server with a larger --max-validation-seconds",
     ErrorCode.NESTING_LIMIT: "flatten the deeply nested (and ...)/(not ...) and call initialise_session again",
 }
 _PDDL_HINT = "fix the PDDL at the position shown and call initialise_session again"

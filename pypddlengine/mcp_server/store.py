@@ -15,7 +15,16 @@ import anyio
 
 from ..session import FeedbackLevel, Session
 from . import models as m
-from .errors import SERVER_CAPACITY, SESSION_CLOSED, SESSION_EXPIRED, SESSION_LIMIT, UNKNOWN_SESSION, ToolFailure, clip
+from .errors import (
+    SERVER_CAPACITY,
+    SESSION_CLOSED,
+    SESSION_EVICTED,
+    SESSION_EXPIRED,
+    SESSION_LIMIT,
+    UNKNOWN_SESSION,
+    ToolFailure,
+    clip,
+)
 from .names import RENDERINGS
 
 T = TypeVar("T")
@@ -56,6 +65,8 @@ class ServerOptions:
     reply_budget: int = 25_000
     """Characters of one reply (its JSON text) by default; longer replies leave
     items out, say what and how to page them (see :mod:`.budget`)."""
+    max_validation_seconds: float = 8.0
+    """Time one ``validate_complete_plan`` may take (``VALIDATION_TIMEOUT``)."""
     page_size: int = 50
     """Default page of ``query_applicable_actions`` and ``query_action_history`` (compact rendering)."""
     max_page_size: int = 1000
@@ -97,6 +108,11 @@ class ServerOptions:
 
 
 # ----------------------------------------------------------------------------- sessions
+
+
+def tokenless(entry: "SessionEntry") -> bool:
+    """Whether ``entry`` was opened by a client without a token (see :mod:`.access`)."""
+    return entry.owner is None or not entry.owner.startswith("token:")
 
 
 @dataclass(eq=False, slots=True)
@@ -184,17 +200,21 @@ class SessionStore:
 
     def reserve(self, owner: str | None = None) -> None:
         """Claim a slot for a session about to be built by ``owner`` (``SESSION_LIMIT``:
-        the server's cap, or the owner's quota)."""
+        the server's cap, or the owner's quota). Tokenless clients share the
+        pool: when it is full (or, for the stateless clients' shared owner
+        ``None``, its quota is), the least recently used idle tokenless session
+        gives way (its next call gets ``SESSION_EVICTED``); sessions of token
+        holders never do."""
         with self._lock:
             self._sweep_locked()
-            if len(self._sessions) + self._pending >= self.options.max_sessions:
-                raise ToolFailure(
-                    SESSION_LIMIT, f"the server already holds its maximum of {self.options.max_sessions} sessions"
-                )
             mine = self._pending_by.get(owner, 0) + sum(1 for e in self._sessions.values() if e.owner == owner)
-            if mine >= self.limit_of(owner):
+            if mine >= self.limit_of(owner) and not (owner is None and self._evict_locked(lambda e: e.owner is None)):
                 raise ToolFailure(
                     SESSION_LIMIT, f"this client already holds its maximum of {self.limit_of(owner)} sessions"
+                )
+            if len(self._sessions) + self._pending >= self.options.max_sessions and not self._evict_locked(tokenless):
+                raise ToolFailure(
+                    SESSION_LIMIT, f"the server already holds its maximum of {self.options.max_sessions} sessions"
                 )
             self._pending += 1
             self._pending_by[owner] = self._pending_by.get(owner, 0) + 1
@@ -301,7 +321,21 @@ class SessionStore:
             return ToolFailure(code, f"session '{shown}' expired after {idle:g} s without a call")
         if code == SESSION_CLOSED:
             return ToolFailure(code, f"session '{shown}' was closed")
+        if code == SESSION_EVICTED:
+            return ToolFailure(code, f"session '{shown}' was closed to make room: the server holds at most "
+                               f"{self.options.max_sessions} sessions, and when they are all taken the least "
+                               "recently used session of a client without a token gives way to a new one")
         return ToolFailure(UNKNOWN_SESSION, f"no session '{shown}'")
+
+    def _evict_locked(self, which: Callable[[SessionEntry], bool]) -> bool:
+        """Close the least recently used session that ``which`` accepts and no
+        call is using now (``SESSION_EVICTED``); whether there was one."""
+        idle = [e for e in self._sessions.values() if which(e) and not e.lock.locked()]
+        if not idle:
+            return False
+        victim = min(idle, key=lambda e: e.last_used)
+        self._forget_locked(victim.session_id, SESSION_EVICTED)
+        return True
 
     def _forget_locked(self, sid: str, code: str) -> None:
         entry = self._sessions.pop(sid, None)

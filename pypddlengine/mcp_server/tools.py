@@ -18,6 +18,7 @@ function's docstring is its description.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import threading
@@ -545,6 +546,16 @@ def execute_single_action(
         entry.steps_executed += 1
     else:
         entry.failed_attempts += 1
+    try:
+        return _step_outcome(entry, view, r, before, include_state)
+    except BaseException:  # the reply could not be made: the step does not stay either (issue 30)
+        if r.success:
+            entry.session.undo()
+            entry.steps_executed -= 1
+        raise
+
+
+def _step_outcome(entry: SessionEntry, view: Any, r: Any, before: Any, include_state: bool | None) -> m.StepOutcome:
     return m.StepOutcome(
         success=r.success,
         action=r.action,
@@ -617,7 +628,8 @@ async def validate_complete_plan(
     preconditions, or the goal atoms left unsatisfied (feedback level paper: only whether it is valid)."""
     steps = _plan_steps(call.opts, plan)
     given = await call.locked(lambda: call.session.plan() if steps is None else steps)
-    report = await anyio.to_thread.run_sync(call.session.validate, given)  # off the lock: it changes nothing
+    report = await anyio.to_thread.run_sync(  # off the lock: it changes nothing
+        functools.partial(call.session.validate, given, max_seconds=call.opts.max_validation_seconds))
     unsatisfied, more = call.view.goal_list(report.unsatisfied_goals)
     f = report.failure
     return m.ValidationView(

@@ -14,7 +14,8 @@ import re
 from typing import Any, cast
 
 from ..errors import ErrorCode, PDDLSyntaxError, Span
-from ..exact import parse_number
+from .. import exact
+from ..exact import NumberTooLarge, parse_number
 from ..model import (
     OBJECT_TYPE,
     ActionDecl,
@@ -211,7 +212,7 @@ def _split_numeric_run(tok: Token) -> list[NumericFact]:
         parts = m.group(3).lower().split()
         term = Span(line, m.start(2) - ls + 1, line, m.end(2) - ls + 1)
         target = FunctionTerm(parts[0], tuple([_shared_term(p) for p in parts[1:]]), term)
-        number = Number(parse_number(m.group(4)), Span(line, m.start(4) - ls + 1, line, m.end(4) - ls + 1))
+        number = _literal(m.group(4), Span(line, m.start(4) - ls + 1, line, m.end(4) - ls + 1))
         facts.append(NumericFact(target, number, Span(line, m.start(1) - ls + 1, line, m.end(1) - ls + 1)))
     return facts
 
@@ -284,7 +285,20 @@ def _term(tok: Token) -> Variable | Constant:
 
 
 def _number(tok: Token) -> Number:
-    return Number(parse_number(tok.value), token_span(tok))
+    return _literal(tok.value, token_span(tok))
+
+
+def _literal(text: str, span: Span) -> Number:
+    """The number ``text`` at ``span``; ``NUMERIC_OVERFLOW`` there when it
+    passes the bound on exact numbers (:data:`pypddlengine.exact.MAX_NUMBER_BITS`)."""
+    try:
+        return Number(parse_number(text), span)
+    except NumberTooLarge as err:
+        raise PDDLSyntaxError(
+            f"this number ({err.args[0]}) is past the bound of {exact.MAX_NUMBER_BITS:,} bits on exact numbers",
+            code=ErrorCode.NUMERIC_OVERFLOW, span=span, details={"limit": exact.MAX_NUMBER_BITS},
+            hint="write a smaller number, or raise pypddlengine.exact.MAX_NUMBER_BITS (see docs/limits.md)",
+        ) from None
 
 
 _STEP_WORDS: dict[str, tuple[str, tuple[str, ...], str]] = {}

@@ -176,9 +176,13 @@ _PAREN_OR_COMMENT = re.compile(r";[^\n]*|[()]")
 _STEP = {"(": 1, ")": -1}
 
 
-def check_nesting(text: str, source: SourceFile, what: str, limit: int = MAX_NESTING) -> None:
+def check_nesting(text: str, source: SourceFile, what: str, limit: int | None = None) -> None:
     """Raise ``NESTING_LIMIT`` at the first parenthesis nested deeper than
-    ``limit`` (comments ignored). Linear and mostly in C: a few ms per MB."""
+    ``limit`` (default: :data:`MAX_NESTING` as it is when called, so setting
+    it at run time takes effect; comments ignored). Linear and mostly in C: a
+    few ms per MB."""
+    if limit is None:
+        limit = MAX_NESTING
     if text.count("(") <= limit:
         return
     parens = _NOT_PAREN.sub("", _COMMENT.sub("", text))

@@ -20,7 +20,7 @@ from hypothesis import strategies as st  # noqa: E402
 from temporal_pending import pending  # noqa: E402
 
 import pypddlengine.gym as pg  # noqa: E402
-from pypddlengine import PDDLError, open_session  # noqa: E402
+from pypddlengine import ErrorCode, PDDLError, open_session  # noqa: E402
 from pypddlengine.bundled import bundled_domains, bundled_root, bundled_task, bundled_tasks  # noqa: E402
 
 COSTS_DOMAIN = """(define (domain roads) (:requirements :typing :action-costs)
@@ -284,9 +284,10 @@ def test_bad_arguments_are_clear_errors(tmp_path) -> None:  # type: ignore[no-un
 
 def test_a_lifted_backend_is_refused_saying_why() -> None:
     """The spaces are the grounded task's atoms and actions: a lifted session
-    (backend="lifted") has no such sets, so it is a clear error, not an AttributeError."""
-    with pytest.raises(ValueError, match="needs backend='grounded'.*not LazyTask"):
+    (backend="lifted") has no such sets, so it is a typed error saying so, not an AttributeError."""
+    with pytest.raises(PDDLError, match="a lifted session has no such sets") as err:
         pg.PDDLEnv(task="blocksworld/p01", backend="lifted")
+    assert err.value.code == ErrorCode.FEATURE_UNAVAILABLE
 
 
 def test_a_numeric_task_is_refused_saying_why() -> None:

@@ -189,6 +189,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def start_http(*extra: str, stderr: int = subprocess.PIPE) -> tuple[subprocess.Popen[bytes], str]:
+    """``pypddl serve --http`` on a free loopback port, waited for until it
+    accepts connections: the process (the caller stops it) and the MCP URL."""
+    port = free_port()
+    proc = subprocess.Popen(serve_command("--http", "--port", str(port), *extra),
+                            stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, f"http://127.0.0.1:{port}/mcp"
+        except OSError:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.1)
+
+
 @contextmanager
 def http_server(*extra: str, timeout: float = 30.0, host: str = "127.0.0.1",
                 env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]

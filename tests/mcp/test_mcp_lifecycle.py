@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
-from mcp_support import BW3, Tools, free_port, http_server, serve_command, token_client
+from mcp_support import BW3, Tools, http_server, serve_command, start_http, token_client
 
 pytestmark = pytest.mark.anyio
 
@@ -106,19 +106,8 @@ async def sigterm_with_a_client_attached(url: str, proc: subprocess.Popen[bytes]
 
 
 async def test_one_sigterm_stops_the_http_server_within_5_s() -> None:
-    port = free_port()
-    proc = subprocess.Popen(serve_command("--http", "--port", str(port)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}/mcp"
+    proc, url = start_http()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and proc.poll() is None
-                time.sleep(0.1)
         stopped_in = await sigterm_with_a_client_attached(url, proc)
         assert proc.returncode == 0, proc.returncode
         assert stopped_in < 5, stopped_in

@@ -107,14 +107,22 @@ async def test_http_style_listing_hides_ids() -> None:
         assert (await tools.error("query_current_state", session_id=shown)).code == "UNKNOWN_SESSION"
 
 
-async def test_session_limit_counts_live_sessions_and_frees_on_close() -> None:
+async def test_full_tokenless_pool_evicts_the_least_recently_used_session() -> None:
+    """Issue 30: a full pool of tokenless sessions never locks a tokenless client
+    out: the least recently used idle one gives way and says so on its next call."""
     async with Client(build_server(max_sessions=2)) as client:
         tools = Tools(client)
         first = (await tools.ok("initialise_session", task="blocksworld/p01"))["session_id"]
+        second = (await tools.ok("initialise_session", task="blocksworld/p01"))["session_id"]
+        await tools.ok("query_current_state", session_id=first)  # second is now the least recently used
+        third = (await tools.ok("initialise_session", task="blocksworld/p01"))["session_id"]
+        evicted = await tools.error("query_current_state", session_id=second)
+        assert evicted.code == "SESSION_EVICTED" and "least recently used" in evicted.text
+        await tools.ok("query_current_state", session_id=first)
+        assert (await tools.ok("list_sessions"))["live"] == 2
+        await tools.ok("close_session", session_id=third)
         await tools.ok("initialise_session", task="blocksworld/p01")
-        assert (await tools.error("initialise_session", task="blocksworld/p01")).code == "SESSION_LIMIT"
-        await tools.ok("close_session", session_id=first)
-        await tools.ok("initialise_session", task="blocksworld/p01")
+        assert (await tools.ok("list_sessions"))["live"] == 2
 
 
 async def test_concurrent_initialise_never_exceeds_the_cap() -> None:
@@ -249,3 +257,42 @@ def test_servers_do_not_share_sessions() -> None:
             await Tools(again).ok("query_current_state", session_id=sid)
 
     anyio.run(main)
+
+
+def test_eviction_spares_token_holders_and_sessions_in_use() -> None:
+    """Only tokenless idle sessions give way; a token holder's never do, and a
+    session whose call is running is not idle."""
+    from types import SimpleNamespace
+
+    from pypddlengine.mcp_server.errors import ToolFailure
+    from pypddlengine.mcp_server.store import ServerOptions, SessionEntry, SessionStore
+
+    now = [0.0]
+    store = SessionStore(ServerOptions(max_sessions=3), clock=lambda: now[0])
+
+    def open_as(owner: str | None) -> str:
+        store.reserve(owner)
+        now[0] += 1
+        entry = SessionEntry(store.new_id(), SimpleNamespace(grounded=None), None, "d", "p", {}, "compact",  # type: ignore[arg-type]
+                             100, now[0], False, owner=owner)
+        store.add(entry)
+        store.release(owner)
+        return entry.session_id
+
+    tokened = [open_as("token:a"), open_as("token:b")]
+    busy = open_as(None)
+    with store.get(busy).lock:  # a call is running on it: not idle
+        with pytest.raises(ToolFailure) as refused:
+            open_as("mcp:x")
+    assert refused.value.code == "SESSION_LIMIT"
+    open_as("mcp:x")  # now the tokenless session gives way
+    with pytest.raises(ToolFailure) as gone:
+        store.get(busy)
+    assert gone.value.code == "SESSION_EVICTED"
+    assert {e.owner for e in store.entries()} == {"token:a", "token:b", "mcp:x"}
+    open_as("token:c")  # the handshake client's idle session gives way to a token holder too
+    assert {e.owner for e in store.entries()} == {"token:a", "token:b", "token:c"}
+    with pytest.raises(ToolFailure) as full:  # token holders' sessions never give way
+        open_as(None)
+    assert full.value.code == "SESSION_LIMIT" and len(store) == 3 and all(store.get(t, o) for t, o in
+                                                                           zip(tokened, ["token:a", "token:b"]))

@@ -3,10 +3,7 @@ validator (which must agree) and against the brute-force grounder."""
 
 from __future__ import annotations
 
-import pytest
-
 from pypddlengine import (
-    PDDLSemanticError,
     Session,
     compile_task,
     ground,
@@ -127,11 +124,17 @@ def test_action_costs_and_statics() -> None:
     assert report.valid and report.cost == 14 and not report.unit_cost and report.length == 3
 
 
-def test_missing_cost_value_is_an_error() -> None:
+def test_missing_cost_value_is_an_error_where_the_action_executes() -> None:
+    """The grounded backend as the lifted one (issue 30): a task with an action
+    whose cost has no value loads; the action is not listed as applicable, and
+    executing it is UNDEFINED_FUNCTION_VALUE (VAL rejects a plan there)."""
     problem = COST_PROBLEM.replace("(= (len b c) 7)", "")
-    with pytest.raises(PDDLSemanticError) as info:
-        make(COSTS, problem)
-    assert info.value.code == "UNDEFINED_FUNCTION_VALUE" and "(len b c)" in info.value.message
+    session = make(COSTS, problem)
+    assert session.execute("(drive a b)").success
+    assert session.applicable_names() == ["(wait b)"]
+    refused = session.execute("(drive b c)")
+    assert not refused.success and refused.failure.code == "UNDEFINED_FUNCTION_VALUE"
+    assert "(len b c)" in refused.failure.message and session.plan() == ["(drive a b)"]
 
 
 def test_missing_cost_value_fails_the_step_that_executes_it_not_before() -> None:
