@@ -78,7 +78,7 @@ from .model import (
     When,
 )
 from .numeric import evaluate, fluent_ids
-from .step import NUMERIC, GroundAction, NumericState, read_error, thaw
+from .step import GroundAction, NumericState, read_error, thaw
 from .usercache import dataclass
 
 __all__ = [
@@ -353,12 +353,14 @@ class TemporalReport:
 class _Snap:
     """One snap action of a happening: a start, an end, a plain action or a TIL."""
 
-    __slots__ = ("action", "duration", "kind", "label", "step", "til")
+    __slots__ = ("action", "at", "duration", "kind", "label", "step", "til")
 
     def __init__(self, kind: str, step: int | None, label: str, action: GroundAction | None,
-                 duration: Value | None, til: TimedLiteral | None = None) -> None:
+                 duration: Value | None, til: TimedLiteral | None = None, at: Fraction = Fraction(0)) -> None:
         self.kind, self.step, self.label, self.action, self.duration, self.til = \
             kind, step, label, action, duration, til
+        self.at = at
+        """The time the plan gives it (its happening may be earlier by up to epsilon/10)."""
 
 
 class _Failed(Exception):
@@ -366,19 +368,46 @@ class _Failed(Exception):
         self.failure = failure
 
 
-def _formula_reads(f: Any, atoms: set[int], fluents: set[int]) -> None:
-    if f is None:
-        return
-    if f.__class__ is int:
-        atoms.add(f if f >= 0 else ~f)
-        return
-    kind, parts = f
-    if kind == NUMERIC:
-        fluent_ids(parts.left, fluents)
-        fluent_ids(parts.right, fluents)
-        return
-    for p in parts:
-        _formula_reads(p, atoms, fluents)
+def _lifted_reads(space: LazyTask, cond: Condition | None, binding: dict[str, int], atoms: set[int],
+                  fluents: set[int]) -> None:
+    """Every atom and fluent a condition mentions under ``binding``, quantifiers
+    expanded, static parts included: VAL judges interference on the
+    conditions as written, not as simplified by the static facts."""
+    lifted = space.lifted
+    match cond:
+        case Atom():
+            atoms.add(space.intern(lifted._key(cond, binding)))  # noqa: SLF001
+        case Not(operand=x):
+            _lifted_reads(space, x, binding, atoms, fluents)
+        case And(parts=ps) | Or(parts=ps):
+            for part in ps:
+                _lifted_reads(space, part, binding, atoms, fluents)
+        case Imply(antecedent=a, consequent=c):
+            _lifted_reads(space, a, binding, atoms, fluents)
+            _lifted_reads(space, c, binding, atoms, fluents)
+        case Exists(variables=vs, body=b) | Forall(variables=vs, body=b):
+            for inner in lifted._extend(binding, vs):  # noqa: SLF001
+                _lifted_reads(space, b, inner, atoms, fluents)
+        case Compare(left=left, right=right):
+            for side in (left, right):
+                try:
+                    fluent_ids(lifted.ground_expr(side, binding), fluents)
+                except (LookupError, PDDLError):
+                    pass
+
+
+def _effect_reads(space: LazyTask, eff: Effect | None, binding: dict[str, int], atoms: set[int],
+                  fluents: set[int]) -> None:
+    match eff:
+        case EffectAnd(parts=ps):
+            for part in ps:
+                _effect_reads(space, part, binding, atoms, fluents)
+        case When(condition=c, effect=e):
+            _lifted_reads(space, c, binding, atoms, fluents)
+            _effect_reads(space, e, binding, atoms, fluents)
+        case ForallEffect(variables=vs, effect=e):
+            for inner in space.lifted._extend(binding, vs):  # noqa: SLF001
+                _effect_reads(space, e, inner, atoms, fluents)
 
 
 class _Footprint:
@@ -386,16 +415,17 @@ class _Footprint:
 
     __slots__ = ("add", "additive", "delete", "fluents_read", "fluents_written", "reads")
 
-    def __init__(self, act: GroundAction, state: Any, hidden: int | None) -> None:
+    def __init__(self, act: GroundAction, state: Any, hidden: int | None, space: LazyTask) -> None:
         reads: set[int] = set(act.pre) | set(act.neg)
         fr: set[int] = set()
         add, delete = set(act.add), set(act.delete)
         fw: set[int] = set()
         additive: set[int] = set()
-        _formula_reads(getattr(act, "cond", None), reads, fr)
+        binding = act.schema.binding(act.args)
+        _lifted_reads(space, act.schema.decl.precondition, binding, reads, fr)
+        _effect_reads(space, act.schema.decl.effect, binding, reads, fr)
         updates = list(getattr(act, "numeric", ()))
         for e in getattr(act, "effects", ()):
-            _formula_reads(e.cond, reads, fr)
             if e.cond is None or _holds(e.cond, state):
                 add.update(e.add)
                 delete.update(e.delete)
@@ -468,19 +498,19 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             if durative is None:
                 if st.duration is not None:
                     pass  # VAL ignores a duration written after a plain action
-                events.setdefault(st.time, []).append((2, _Snap("action", number, label, None, None)))
+                events.setdefault(st.time, []).append((2, _Snap("action", number, label, None, None, at=st.time)))
                 resolved.append((st, schema, args))
                 continue
             if st.duration is None:
                 raise _Failed(TemporalFailure(st.time, number, label, "MISSING_DURATION",
                                               "a durative action needs its duration: '[d]' after the action"))
-            if st.duration <= 0:
+            if st.duration < 0:  # VAL runs the end before the start instead (docs/time.md)
                 raise _Failed(TemporalFailure(st.time, number, label, "BAD_DURATION",
-                                              f"the duration {to_text(normal(st.duration))} is not positive"))
+                                              f"the duration {to_text(normal(st.duration))} is negative"))
             resolved.append((st, schema, args))
-            events.setdefault(st.time, []).append((1, _Snap("start", number, label, None, st.duration)))
+            events.setdefault(st.time, []).append((1, _Snap("start", number, label, None, st.duration, at=st.time)))
             events.setdefault(st.time + st.duration, []).append(
-                (0, _Snap("end", number, label, None, st.duration)))
+                (0, _Snap("end", number, label, None, st.duration, at=st.time + st.duration)))
         for til in task.tils:
             t = Fraction(til.time.value)
             events.setdefault(t, []).append((3, _Snap("til", None, _til_text(lifted, til), None, None, til)))
@@ -511,7 +541,7 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                     raise _Failed(TemporalFailure(
                         t, snap.step, f"{snap.label} ({_KIND[snap.kind]})", "INAPPLICABLE_ACTION", why,
                         tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(probe)))))
-                prints.append((snap, _Footprint(act, probe, hidden)))
+                prints.append((snap, _Footprint(act, probe, hidden, space)))
             # interference within the happening and with happenings closer than epsilon
             for i, (a, fa) in enumerate(prints):
                 for b, fb in prints[i + 1:]:
@@ -547,17 +577,17 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             if space.axioms is not None:
                 derived = space.axioms(_freeze(state))
                 state = thaw(derived)
-            for snap in snaps:
+            for snap in sorted(snaps, key=lambda s: s.kind != "start"):  # a zero-duration action starts and ends here
                 if snap.kind == "start":
                     schema, args = schemas[snap.step]  # type: ignore[index]
                     name = schema.name.rsplit("@", 1)[0]
                     inv = space.lookup(lifted.schema_index[f"{name}@all"], args)
-                    running[snap.step] = (t, t + snap.duration, inv)  # type: ignore[index, operator]
-                    makespan = max(makespan, t + snap.duration)  # type: ignore[operator, type-var]
+                    running[snap.step] = (snap.at, snap.at + snap.duration, inv)  # type: ignore[index, operator]
+                    makespan = max(makespan, snap.at + snap.duration)  # type: ignore[operator, type-var]
                 elif snap.kind == "end":
                     running.pop(snap.step, None)  # type: ignore[arg-type]
                 elif snap.kind == "action":
-                    makespan = max(makespan, t)  # type: ignore[type-var]
+                    makespan = max(makespan, snap.at)  # type: ignore[type-var]
             # invariants in the state after the happening, for every action still running
             for number, (start, end, inv) in sorted(running.items()):
                 probe = _copy(state)

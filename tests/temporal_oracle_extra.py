@@ -69,14 +69,14 @@ def lpg_binary() -> Path | None:
     return path if path.is_file() else None
 
 
-def lpg_plan(domain: Path, problem: Path, timeout: float = 20) -> str | None:
+def lpg_plan(domain: Path, problem: Path, timeout: float = 20, seed: int = 1) -> str | None:
     """LPG-td's first plan for a task (its ``.SOL`` text, with the stray ``)`` it
     writes after some steps removed), or ``None`` when it finds none in time."""
     binary = lpg_binary()
     assert binary is not None
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            subprocess.run([str(binary), "-o", str(domain), "-f", str(problem), "-n", "1", "-out",
+            subprocess.run([str(binary), "-o", str(domain), "-f", str(problem), "-n", "1", "-seed", str(seed), "-out",
                             str(Path(tmp) / "plan")], capture_output=True, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             return None
