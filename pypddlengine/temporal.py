@@ -550,30 +550,13 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                                                       f"interferes with {a.label} ({_KIND[a.kind]}) at the same time"))
             # effects: each read in the state before the happening
             for snap, _ in prints:
-                work = _copy(before)
-                _with_duration(work, hidden, snap.duration)
-                act = snap.action
                 try:
-                    fired = act.fired(work)  # type: ignore[union-attr]
-                    delete, add = act.changes(work, fired) if fired else act.changes(work)  # type: ignore[union-attr, call-arg]
-                    new = act.new_values(work, fired) if hasattr(act, "new_values") else {}  # type: ignore[union-attr]
+                    apply_snap(state, before, snap.action, snap.duration, hidden)  # type: ignore[arg-type]
                 except NumericError as err:
                     raise _Failed(TemporalFailure(t, snap.step, snap.label, err.code, err.message)) from None
-                state.difference_update(delete)
-                state.update(add)
-                for i, v in new.items():
-                    if i != hidden:
-                        state.values[i] = v  # type: ignore[attr-defined]
             for snap in snaps:
                 if snap.kind == "til":
-                    lit = snap.til.literal  # type: ignore[union-attr]
-                    atom = lit if isinstance(lit, Atom) else lit.operand
-                    key = lifted._ground_key(atom)  # noqa: SLF001
-                    aid = space.intern(key)
-                    if isinstance(lit, Atom):
-                        state.add(aid)
-                    else:
-                        state.discard(aid)
+                    apply_til(space, state, snap.til)  # type: ignore[arg-type]
             if space.axioms is not None:
                 derived = space.axioms(_freeze(state))
                 state = thaw(derived)
@@ -619,6 +602,55 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             metric = None
     return TemporalReport(goal, len(steps), happenings, span, goal, unsatisfied, failure, metric,
                           None if lifted.problem.metric is None else lifted.problem.metric.direction)
+
+
+def apply_snap(state: Any, before: Any, act: GroundAction, duration: Value | None, hidden: int | None) -> None:
+    """Apply ``act``'s effects, computed in ``before`` (the state before its
+    happening, ``?duration`` set to ``duration``), to the mutable ``state``.
+    Raises the :class:`NumericError` of an effect that cannot be executed."""
+    work = _copy(before)
+    _with_duration(work, hidden, duration)
+    fired = act.fired(work)
+    delete, add = act.changes(work, fired) if fired else act.changes(work)  # type: ignore[call-arg]
+    new = act.new_values(work, fired) if hasattr(act, "new_values") else {}
+    state.difference_update(delete)
+    state.update(add)
+    for i, v in new.items():
+        if i != hidden:
+            state.values[i] = v
+
+
+def apply_til(space: LazyTask, state: Any, til: TimedLiteral) -> None:
+    """Make a timed initial literal true (or false) in the mutable ``state``."""
+    lit = til.literal
+    atom = lit if isinstance(lit, Atom) else lit.operand
+    aid = space.intern(space.lifted._ground_key(atom))  # noqa: SLF001
+    if isinstance(lit, Atom):
+        state.add(aid)
+    else:
+        state.discard(aid)
+
+
+def duration_window(task: TemporalTask, schema: Any, args: tuple[int, ...], values: Any
+                    ) -> tuple[Value | None, Value | None]:
+    """``(least, most)`` duration the instance may take when it starts in a
+    state with fluent ``values`` (``None``: unbounded). Raises
+    :class:`LookupError` when a bound has no value."""
+    lifted = task.lifted
+    d = task.durative[schema.name.rsplit("@", 1)[0]]
+    binding = schema.binding(args)
+    least: Value | None = None
+    most: Value | None = None
+    for c in d.duration:
+        try:
+            bound = evaluate(lifted.ground_expr(c.value, binding), values)
+        except (TypeError, ZeroDivisionError, PDDLError) as err:
+            raise LookupError(str(err)) from None
+        if c.op in ("=", ">=", ">"):
+            least = bound if least is None else max(least, bound)
+        if c.op in ("=", "<=", "<"):
+            most = bound if most is None else min(most, bound)
+    return least, most
 
 
 def _happenings(events: dict[Fraction, list[tuple[int, _Snap]]], eps: Fraction
