@@ -97,8 +97,9 @@ _is_action_cost = is_action_cost
 _AT_WORDS = {"start": "at start", "end": "at end", "all": "over all"}
 TEMPORAL_FEATURES = frozenset({"durative-actions", "duration-inequalities", "timed-initial-literals"})
 """Features the temporal stage supports on top of :data:`SUPPORTED_FEATURES`."""
-_TEMPORAL_HINT = ("a temporal task is read by the temporal stage (pypddlengine.temporal; 'pypddl validate' "
-                  "checks timed plans); this use of the engine takes no durative actions or timed initial literals")
+_TEMPORAL_HINT = ("a temporal task is read by the temporal stage: 'pypddl validate' checks its timed plans, "
+                  "pypddlengine.temporal_session.TemporalSession steps through time (docs/time.md); this use of the "
+                  "engine takes no durative actions or timed initial literals")
 _TEMPORAL_REQUIREMENTS = frozenset({":durative-actions", ":duration-inequalities", ":timed-initial-literals"})
 
 _SINGLE_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
