@@ -117,9 +117,9 @@ def _validate_all(
             task = load_task(domain, problem)
         except PDDLError as err:
             if err.details.get("feature") in _TIMED:  # a temporal task: its plans are timed plans
-                status = validate_timed_files(domain, problem, plans, as_json, True if as_json else quiet, None,
-                                              results := [])
-                return status, results, len(results) != 1
+                timed: list[dict[str, Any]] = []
+                status = validate_timed_files(domain, problem, plans, as_json, True if as_json else quiet, None, timed)
+                return status, timed, len(timed) != 1
             report_error(err)
             return BAD_INPUT, [], False
         if not quiet:

@@ -195,8 +195,7 @@ def snap_task(domain: Domain, problem: Problem) -> tuple[Domain, Problem]:
         init.append(NumericFact(_DURATION_TERM, Number(0)))
         actions.append(ActionDecl("@set-duration", (), None, NumericEffect("assign", _DURATION_TERM, Number(0))))
     preds = {p.name: p for p in domain.predicates}
-    for name in dict.fromkeys(f.literal.predicate if isinstance(f.literal, Atom) else f.literal.operand.predicate
-                              for f in problem.init if isinstance(f, TimedLiteral)):
+    for name in dict.fromkeys(_til_atom(f).predicate for f in problem.init if isinstance(f, TimedLiteral)):
         decl = preds.get(name)
         if decl is not None:  # a predicate a TIL changes is a fluent even when no action does
             params = tuple(Parameter(f"?x{i}", p.types) for i, p in enumerate(decl.parameters))
@@ -519,8 +518,9 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
         for t, group in _happenings(events, eps):
             happenings += 1
             snaps = [s for _, s in sorted(group, key=lambda e: e[0])]
-            before = _copy(state)
-            prints: list[tuple[_Snap, _Footprint]] = []
+            alone = len(snaps) == 1  # one snap: no other to interfere with, its effects can read the state itself
+            before = state if alone else _copy(state)
+            prints: list[tuple[_Snap, _Footprint | None]] = []
             # conditions, in the state before the happening
             for snap in snaps:
                 if snap.kind == "til":
@@ -531,7 +531,7 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                     schema = lifted.schema_index[f"{name}@{snap.kind}"]
                 if snap.kind == "start":
                     _check_duration(task, space, before, snap, t, schema, args)
-                probe = _copy(before)
+                probe = before  # the hidden ?duration slot is set for each reader in turn
                 _with_duration(probe, hidden, snap.duration)
                 act = space.lookup(schema, args)
                 snap.action = act
@@ -541,11 +541,11 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                     raise _Failed(TemporalFailure(
                         t, snap.step, f"{snap.label} ({_KIND[snap.kind]})", "INAPPLICABLE_ACTION", why,
                         tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(probe)))))
-                prints.append((snap, _Footprint(act, probe, hidden, space)))
+                prints.append((snap, None if alone else _Footprint(act, probe, hidden, space)))
             # interference within the happening and with happenings closer than epsilon
             for i, (a, fa) in enumerate(prints):
                 for b, fb in prints[i + 1:]:
-                    if fa.interferes(fb):
+                    if fa.interferes(fb):  # type: ignore[union-attr, arg-type]
                         raise _Failed(TemporalFailure(t, b.step, b.label, "INTERFERENCE",
                                                       f"interferes with {a.label} ({_KIND[a.kind]}) at the same time"))
             # effects: each read in the state before the happening
@@ -566,14 +566,14 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                     name = schema.name.rsplit("@", 1)[0]
                     inv = space.lookup(lifted.schema_index[f"{name}@all"], args)
                     running[snap.step] = (snap.at, snap.at + snap.duration, inv)  # type: ignore[index, operator]
-                    makespan = max(makespan, snap.at + snap.duration)  # type: ignore[operator, type-var]
+                    makespan = max(makespan, snap.at + snap.duration)  # type: ignore[operator, type-var, assignment]
                 elif snap.kind == "end":
                     running.pop(snap.step, None)  # type: ignore[arg-type]
                 elif snap.kind == "action":
                     makespan = max(makespan, snap.at)  # type: ignore[type-var]
             # invariants in the state after the happening, for every action still running
             for number, (start, end, inv) in sorted(running.items()):
-                probe = _copy(state)
+                probe = state
                 schema, args = schemas[number]
                 _with_duration(probe, hidden, end - start)
                 if inv is None or not inv.applicable(probe):
@@ -608,7 +608,7 @@ def apply_snap(state: Any, before: Any, act: GroundAction, duration: Value | Non
     """Apply ``act``'s effects, computed in ``before`` (the state before its
     happening, ``?duration`` set to ``duration``), to the mutable ``state``.
     Raises the :class:`NumericError` of an effect that cannot be executed."""
-    work = _copy(before)
+    work = before  # everything is computed before ``state`` changes (it may be ``before`` itself)
     _with_duration(work, hidden, duration)
     fired = act.fired(work)
     delete, add = act.changes(work, fired) if fired else act.changes(work)  # type: ignore[call-arg]
@@ -622,10 +622,8 @@ def apply_snap(state: Any, before: Any, act: GroundAction, duration: Value | Non
 
 def apply_til(space: LazyTask, state: Any, til: TimedLiteral) -> None:
     """Make a timed initial literal true (or false) in the mutable ``state``."""
-    lit = til.literal
-    atom = lit if isinstance(lit, Atom) else lit.operand
-    aid = space.intern(space.lifted._ground_key(atom))  # noqa: SLF001
-    if isinstance(lit, Atom):
+    aid = space.intern(space.lifted._ground_key(_til_atom(til)))  # noqa: SLF001
+    if isinstance(til.literal, Atom):
         state.add(aid)
     else:
         state.discard(aid)
@@ -683,10 +681,16 @@ def _ref(st: TimedStep, name: str) -> Any:
 
 
 def _til_text(lifted: LiftedTask, til: TimedLiteral) -> str:
+    text = lifted.render_key(lifted._ground_key(_til_atom(til)))  # noqa: SLF001
+    return f"(at {til.time} {text if isinstance(til.literal, Atom) else f'(not {text})'})"
+
+
+def _til_atom(til: TimedLiteral) -> Atom:
+    """The atom a timed initial literal makes true or false."""
     lit = til.literal
     atom = lit if isinstance(lit, Atom) else lit.operand
-    text = lifted.render_key(lifted._ground_key(atom))  # noqa: SLF001
-    return f"(at {til.time} {text if isinstance(lit, Atom) else f'(not {text})'})"
+    assert isinstance(atom, Atom)  # the grammar takes a ground atom or its negation only
+    return atom
 
 
 def _copy(state: Any) -> Any:
@@ -727,10 +731,12 @@ _DURATION_TOLERANCE = Fraction(1, 10000)
 """Slack when a duration is compared with its bound: plans write durations rounded to 4 decimals (as LPG does)."""
 
 
-def _duration_ok(op: str, dur: Value, bound: Value) -> bool:
+def _duration_ok(op: str, dur: Value, bound: Value | None) -> bool:
+    if bound is None:
+        return True
     tol = _DURATION_TOLERANCE
     if op == "=":
-        return abs(dur - bound) <= tol
+        return abs(Fraction(dur) - Fraction(bound)) <= tol
     if op in ("<=", "<"):
         return dur <= bound + tol if op == "<=" else dur < bound + tol
     return dur >= bound - tol if op == ">=" else dur > bound - tol

@@ -337,7 +337,7 @@ class TemporalSession:
     def _end_checks(self, run: Running) -> tuple[Any, Value]:
         dur = normal(self.clock - run.start)
         if run.duration is not None and dur != run.duration:
-            raise StepRefused(f"{run.action} (id {run.id}) ends at {to_text(normal(run.latest_end))} "
+            raise StepRefused(f"{run.action} (id {run.id}) ends at {to_text(normal(run.start + Fraction(run.duration)))} "
                               f"(its duration is {to_text(run.duration)}), not now")
         if not all(_duration_ok(op, dur, bound) for op, bound in (("<=", run.most), (">=", run.least))
                    if bound is not None):
