@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from oracles import val_binary
-from temporal_oracle_extra import TEMPORAL_CORPUS, lpg_binary, lpg_plan, temporal_tasks, val_timed
+from temporal_oracles import TEMPORAL_CORPUS, lpg_binary, lpg_plan, temporal_tasks, val_timed_verdict
 
 from pypddlengine.temporal import load_temporal, parse_timed_plan
 from pypddlengine.temporal_session import StepRefused, TemporalSession
@@ -65,8 +65,8 @@ def test_an_agent_waits_ends_and_reaches_the_goal(kitchen: TemporalSession) -> N
     assert report.valid and report.makespan == 38
     if val_binary() is not None:
         folder = Path(s.task.domain.source.name).parent
-        valid, value, _ = val_timed(folder / "d.pddl", folder / "p.pddl", s.plan_text())
-        assert valid and value == 38
+        verdict = val_timed_verdict(folder / "d.pddl", folder / "p.pddl", s.plan_text())
+        assert verdict.valid and verdict.value_text == "38"
 
 
 def test_undo_and_checkpoints_restore_clock_running_and_state(kitchen: TemporalSession) -> None:
@@ -115,7 +115,7 @@ SAMPLE = ["ipc2002-driverlog-time-automatic", "ipc2002-rovers-time-automatic",
 
 
 def _task(folder: str) -> tuple[Path, Path]:
-    found = [t for t in temporal_tasks(1) if t[0].startswith(folder + "/")]
+    found = [t for t in temporal_tasks(1) if t[0] == folder]
     if not found:
         pytest.skip(f"{folder}: not in the temporal corpus at {TEMPORAL_CORPUS}")
     return found[0][1], found[0][2]
@@ -132,7 +132,7 @@ def test_lpg_plans_replayed_step_by_step_reach_the_goal_and_validate(folder: str
     _replay(session, plan)
     assert session.goal_reached(), session.observation()
     assert session.validate().valid
-    assert val_timed(domain, problem, session.plan_text(), "0.001")[0]
+    assert val_timed_verdict(domain, problem, session.plan_text(), 0.001).valid
 
 
 @pytest.mark.skipif(val_binary() is None, reason="needs VAL")
@@ -175,5 +175,5 @@ def test_random_walks_are_accepted_by_val_step_for_step(folder: str) -> None:
     text = session.plan_text()
     ours = session.validate()
     assert ours.failure is None, (ours.summary(), text)
-    _, _, out = val_timed(domain, problem, text)
+    out = val_timed_verdict(domain, problem, text).raw
     assert "Plan executed successfully" in out, (text, out[-800:])

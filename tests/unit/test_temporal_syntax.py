@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from temporal_oracle_extra import TEMPORAL_CORPUS, TEMPORAL_REASON, temporal_tasks
+from temporal_oracles import TEMPORAL_CORPUS, TEMPORAL_CORPUS_REASON, temporal_tasks
 
 from pypddlengine import load_task
 from pypddlengine.checker import check
@@ -148,7 +148,7 @@ def test_a_bare_zero_ary_function_is_an_effect_target() -> None:
 
 def _sweep(limit: int | None) -> None:
     if not (TEMPORAL_CORPUS / "index.json").is_file():
-        pytest.skip(TEMPORAL_REASON)
+        pytest.skip(TEMPORAL_CORPUS_REASON)
     domains: dict[str, object] = {}
     refused: list[str] = []
     loaded = 0
@@ -161,7 +161,7 @@ def _sweep(limit: int | None) -> None:
             loaded += 1
         except PDDLError as err:  # refused: located, with a code
             assert err.span is not None and err.source is not None, (name, err.render())
-            refused.append(f"{name}: {err.code}")
+            refused.append(f"{name}/{problem_path.name}: {err.code}")
     # Temporal Machine Shop declares one object twice with two types (VAL accepts it; see docs/time.md)
     assert all("temporal-machine-shop" in r and "DUPLICATE_DEFINITION" in r for r in refused), refused
     assert loaded >= len(temporal_tasks(limit)) - len(refused) > 0
