@@ -182,3 +182,28 @@ def test_lpg_plans_and_their_corruptions_get_vals_verdicts(folder: str) -> None:
 def test_lpg_plans_of_two_problems_per_domain_get_vals_verdicts() -> None:
     disagreements = [d for task in _lpg_sample(2) for d in _agree(*task)]
     assert disagreements == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(lpg_binary() is None, reason="LPG (up-lpg) is not installed")
+def test_where_unified_planning_disagrees_val_sides_with_us() -> None:
+    """unified-planning's time-triggered validator as a second opinion: on
+    LPG's plans of the first problem per domain and their corrupted variants
+    (at the IPC's 0.001), every verdict of ours that differs from its verdict
+    is VAL's verdict (docs/time.md lists where it differs)."""
+    from temporal_oracles import up_timed_verdict
+
+    differ = []
+    for folder, domain, problem in _lpg_sample(1):
+        plan = lpg_plan(domain, problem, timeout=10)
+        if plan is None:
+            continue
+        task = load_temporal(str(domain), str(problem))
+        for variant, text in {"plan": plan, **corruptions(plan)}.items():
+            up = up_timed_verdict(domain, problem, text)
+            if up.valid is None:  # it cannot read the task (a construct it lacks)
+                break
+            ours = validate_timed_plan(task, text, Fraction(1, 1000))
+            if up.valid != ours.valid:
+                differ.append((folder, variant, ours.valid, val_timed(domain, problem, text, "0.001")[0]))
+    assert all(ours == val for _, _, ours, val in differ), differ
