@@ -76,11 +76,12 @@ def validate_files(domain: str, problem: str, plans: Sequence[str], as_json: boo
     (:func:`plans_of`) from the folder ``plans[0]`` (default: ``problem``)."""
     from .gcpause import paused_gc
 
-    if epsilon is not None:  # only timed plans have a tolerance
+    if epsilon is not None and not os.path.isdir(problem):  # only timed plans have a tolerance
         return validate_timed_files(domain, problem, plans, as_json, quiet, epsilon)
     with paused_gc():  # a short process building acyclic data: the collector would only rescan it
         if os.path.isdir(problem):
-            status, found = _validate_folder(domain, problem, plans[0] if plans else problem, as_json, quiet)
+            status, found = _validate_folder(domain, problem, plans[0] if plans else problem, as_json, quiet,
+                                             epsilon)
             if found is None:
                 return status
             results, folder = found, True
@@ -152,8 +153,8 @@ def _validate_all(
     return status, results, folder
 
 
-def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool, quiet: bool
-                     ) -> tuple[int, list[dict[str, Any]] | None]:
+def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool, quiet: bool,
+                     epsilon: str | None = None) -> tuple[int, list[dict[str, Any]] | None]:
     """Every problem of a folder with its plans (see :func:`plans_of`); no
     results (``None``) when nothing could be validated."""
     from .errors import PDDLError
@@ -178,6 +179,14 @@ def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool
         try:
             task = compile_task(parsed, load_problem(problem))
         except PDDLError as err:
+            if err.details.get("feature") in _TIMED:  # a temporal task: its plans are timed plans
+                timed: list[dict[str, Any]] = []
+                one = validate_timed_files(domain, problem, plans, as_json, True if as_json else quiet, epsilon, timed)
+                status = max(status, one)
+                counts["valid"] += sum(1 for r in timed if r.get("valid"))
+                counts["invalid"] += sum(1 for r in timed if not r.get("valid"))
+                results.extend({"problem": problem, **r} for r in timed)
+                continue
             report_error(err)
             status = BAD_INPUT
             results.append({"problem": problem, "error": err.to_dict()})
