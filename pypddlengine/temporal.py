@@ -352,7 +352,7 @@ class TemporalReport:
 class _Snap:
     """One snap action of a happening: a start, an end, a plain action or a TIL."""
 
-    __slots__ = ("action", "at", "duration", "kind", "label", "step", "til")
+    __slots__ = ("action", "at", "duration", "fat", "kind", "label", "step", "til")
 
     def __init__(self, kind: str, step: int | None, label: str, action: GroundAction | None,
                  duration: Value | None, til: TimedLiteral | None = None, at: Fraction = Fraction(0)) -> None:
@@ -360,6 +360,9 @@ class _Snap:
             kind, step, label, action, duration, til
         self.at = at
         """The time the plan gives it (its happening may be earlier by up to epsilon/10)."""
+        self.fat = float(at)
+        """The same time as VAL computes it, in binary floating point (a start's time as read; an end's as the
+        start's plus the duration): whether two times are one happening is decided on these, as in VAL."""
 
 
 class _Failed(Exception):
@@ -508,11 +511,12 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                                               f"the duration {to_text(normal(st.duration))} is negative"))
             resolved.append((st, schema, args))
             events.setdefault(st.time, []).append((1, _Snap("start", number, label, None, st.duration, at=st.time)))
-            events.setdefault(st.time + st.duration, []).append(
-                (0, _Snap("end", number, label, None, st.duration, at=st.time + st.duration)))
+            end = _Snap("end", number, label, None, st.duration, at=st.time + st.duration)
+            end.fat = float(st.time) + float(st.duration)
+            events.setdefault(st.time + st.duration, []).append((0, end))
         for til in task.tils:
             t = Fraction(til.time.value)
-            events.setdefault(t, []).append((3, _Snap("til", None, _til_text(lifted, til), None, None, til)))
+            events.setdefault(t, []).append((3, _Snap("til", None, _til_text(lifted, til), None, None, til, at=t)))
         schemas = {n: (s, a) for n, (_, s, a) in enumerate(resolved, start=1)}
         running: dict[int, tuple[Fraction, Fraction, Any]] = {}  # step -> (start, end, invariant action)
         for t, group in _happenings(events, eps):
@@ -523,7 +527,9 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             prints: list[tuple[_Snap, _Footprint | None]] = []
             # conditions, in the state before the happening
             for snap in snaps:
-                if snap.kind == "til":
+                if snap.kind == "til":  # a timed literal interferes like a snap action that sets its atom (VAL)
+                    if not alone:
+                        prints.append((snap, _til_footprint(space, snap.til)))  # type: ignore[arg-type]
                     continue
                 schema, args = schemas[snap.step]  # type: ignore[index]
                 if snap.kind in ("start", "end"):
@@ -550,6 +556,8 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                                                       f"interferes with {a.label} ({_KIND[a.kind]}) at the same time"))
             # effects: each read in the state before the happening
             for snap, _ in prints:
+                if snap.kind == "til":
+                    continue
                 try:
                     apply_snap(state, before, snap.action, snap.duration, hidden)  # type: ignore[arg-type]
                 except NumericError as err:
@@ -566,11 +574,10 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                     name = schema.name.rsplit("@", 1)[0]
                     inv = space.lookup(lifted.schema_index[f"{name}@all"], args)
                     running[snap.step] = (snap.at, snap.at + snap.duration, inv)  # type: ignore[index, operator]
-                    makespan = max(makespan, snap.at + snap.duration)  # type: ignore[operator, type-var, assignment]
                 elif snap.kind == "end":
                     running.pop(snap.step, None)  # type: ignore[arg-type]
-                elif snap.kind == "action":
-                    makespan = max(makespan, snap.at)  # type: ignore[type-var]
+                if snap.kind != "til":  # total-time: the last happening of the plan's own steps (VAL's)
+                    makespan = max(makespan, t)  # type: ignore[type-var, assignment]
             # invariants in the state after the happening, for every action still running
             for number, (start, end, inv) in sorted(running.items()):
                 probe = state
@@ -620,6 +627,15 @@ def apply_snap(state: Any, before: Any, act: GroundAction, duration: Value | Non
             state.values[i] = v
 
 
+def _til_footprint(space: LazyTask, til: TimedLiteral) -> _Footprint:
+    """What a timed initial literal writes: its atom (it reads nothing)."""
+    aid = space.intern(space.lifted._ground_key(_til_atom(til)))  # noqa: SLF001
+    fp = _Footprint.__new__(_Footprint)
+    fp.reads, fp.fluents_read, fp.fluents_written, fp.additive = set(), set(), set(), set()
+    fp.add, fp.delete = ({aid}, set()) if isinstance(til.literal, Atom) else (set(), {aid})
+    return fp
+
+
 def apply_til(space: LazyTask, state: Any, til: TimedLiteral) -> None:
     """Make a timed initial literal true (or false) in the mutable ``state``."""
     aid = space.intern(space.lifted._ground_key(_til_atom(til)))  # noqa: SLF001
@@ -657,16 +673,18 @@ def _happenings(events: dict[Fraction, list[tuple[int, _Snap]]], eps: Fraction
     ``eps / 10`` after the first time of a happening joins it (VAL's
     reading of ``-t``: times closer than a tenth of the tolerance are one
     time; see docs/time.md)."""
-    merge = eps / 10
+    merge = float(eps) / 10
     group_time: Fraction | None = None
+    group_float = 0.0
     group: list[tuple[int, _Snap]] = []
     for t in sorted(events):
-        if group_time is not None and t - group_time <= merge:
+        here = min(snap.fat for _, snap in events[t])
+        if group_time is not None and here - group_float <= merge:
             group.extend(events[t])
             continue
         if group_time is not None:
             yield group_time, group
-        group_time, group = t, list(events[t])
+        group_time, group_float, group = t, here, list(events[t])
     if group_time is not None:
         yield group_time, group
 

@@ -35,6 +35,7 @@ from .temporal import (
     _duration_ok,
     _Footprint,
     _freeze,
+    _til_footprint,
     _uses_duration,
     _with_duration,
     apply_snap,
@@ -417,6 +418,7 @@ class TemporalSession:
             if t > m.clock:
                 self._arrive(t)
             apply_til(self.space, m.state, til)
+            m.prints.append(_til_footprint(self.space, til))  # a step at this time must not interfere with it
             m.tils_done += 1
             broken = self._broken_invariants()
             if broken:

@@ -207,3 +207,46 @@ def test_where_unified_planning_disagrees_val_sides_with_us() -> None:
             if up.valid != ours.valid:
                 differ.append((folder, variant, ours.valid, val_timed(domain, problem, text, "0.001")[0]))
     assert all(ours == val for _, _, ours, val in differ), differ
+
+
+_ACTS = {"a": ["2"], "b": ["1", "1.5", "3", "4"], "k": ["1"], "u": ["1"], "z": ["0"], "c": ["1"],
+         "n": ["0", "2", "5", "6"], "s": [None]}
+_TIMES = ["0", "0.5", "1", "1.5", "2", "2.0005", "2.001", "2.0011", "3", "4.5", "5", "6", "6.5", "7", "7.5"]
+
+
+def _random_plans(seed: int, count: int) -> list[tuple[str, str]]:
+    """Random plans over the crafted domain: starts, ends and happenings around
+    the timed literals, within and just beyond a tenth of either tolerance."""
+    import random
+
+    rng = random.Random(seed)
+    plans = []
+    for _ in range(count):
+        lines = []
+        for _ in range(rng.randint(1, 5)):
+            act = rng.choice(list(_ACTS))
+            duration = rng.choice(_ACTS[act])
+            lines.append(f"{rng.choice(_TIMES)}: ({act})" + (f" [{duration}]" if duration is not None else ""))
+        plans.append(("\n".join(lines) + "\n", rng.choice(["0.01", "0.001"])))
+    return plans
+
+
+def _random_agreement(crafted: tuple[Path, Path], seed: int, count: int) -> list[str]:
+    domain, problem = crafted
+    task = load_temporal(str(domain), str(problem))
+    differ = []
+    for text, epsilon in _random_plans(seed, count):
+        ours = validate_timed_plan(task, text, Fraction(epsilon))
+        valid, value, _ = val_timed(domain, problem, text, epsilon)
+        if ours.valid != valid or (valid and ours.metric != value):
+            differ.append(f"-t {epsilon} {text!r}: ours {ours.summary()}; VAL valid={valid} value={value}")
+    return differ
+
+
+def test_random_plans_get_vals_verdicts_and_values(crafted: tuple[Path, Path]) -> None:
+    assert _random_agreement(crafted, 31, 60) == []
+
+
+@pytest.mark.slow
+def test_many_random_plans_get_vals_verdicts_and_values(crafted: tuple[Path, Path]) -> None:
+    assert _random_agreement(crafted, 2026, 1000) == []
