@@ -263,8 +263,10 @@ class TimedStep:
         return Span(self.line, 1, self.line, 1) if self.line else None
 
 
-_STEP = re.compile(r"^\s*(?:(?P<time>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*:)?\s*\(\s*(?P<body>[^()]*?)\s*\)"
-                   r"\s*(?:\[\s*(?P<dur>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\])?\s*(?P<rest>.*)$")
+_STEP = re.compile(r"^\s*(?:(?P<time>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*:)?\s*\(\s*(?P<body>[^()]*?)\s*\)"
+                   r"\s*(?:\[\s*(?P<dur>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*\])?\s*(?P<rest>.*)$")
+"""A step: decimals as IPC plans write them (at most 15 digits each side of the point: times stay finite and
+exact in floating point's range, where VAL computes them)."""
 
 
 def parse_timed_plan(text: str, name: str = "<plan>") -> list[TimedStep]:

@@ -183,7 +183,8 @@ def test_timed_plans_are_read_with_exact_times() -> None:
     assert [(s.time, s.name, s.args, s.duration, s.line) for s in steps] == [
         (Fraction(3, 10000), "walk", ("d1", "s2", "p1-2"), Fraction(79), 2),
         (Fraction(790005, 10000), "work", ("a", "m"), Fraction(3, 2), 4)]
-    with pytest.raises(PDDLError) as info:
-        parse_timed_plan("0: (a) [1]\n1: a b c\n", "x.plan")
-    assert info.value.code == "SYNTAX_ERROR" and info.value.span.line == 2
+    for bad in ("1: a b c", "1e400: (a) [1]", "0: (a) [1e-999]", "0: () [1]", "0: (a) [1] more"):
+        with pytest.raises(PDDLError) as info:
+            parse_timed_plan(f"0: (a) [1]\n{bad}\n", "x.plan")
+        assert info.value.code == "SYNTAX_ERROR" and info.value.span.line == 2, bad
     assert Atom  # the model's atoms are what the literals hold
