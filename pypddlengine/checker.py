@@ -45,6 +45,8 @@ from .model import (
     Delete,
     DerivedDecl,
     Domain,
+    DurationVar,
+    DurativeActionDecl,
     Effect,
     EffectAnd,
     Equals,
@@ -92,6 +94,14 @@ def is_action_cost(eff: NumericEffect) -> bool:
 
 
 _is_action_cost = is_action_cost
+
+_AT_WORDS = {"start": "at start", "end": "at end", "all": "over all"}
+TEMPORAL_FEATURES = frozenset({"durative-actions", "duration-inequalities", "timed-initial-literals"})
+"""Features the temporal stage supports on top of :data:`SUPPORTED_FEATURES`."""
+_TEMPORAL_HINT = ("a temporal task is read by the temporal stage: 'pypddl validate' checks its timed plans, "
+                  "pypddlengine.temporal_session.TemporalSession steps through time (docs/time.md); this use of the "
+                  "engine takes no durative actions or timed initial literals")
+_TEMPORAL_REQUIREMENTS = frozenset({":durative-actions", ":duration-inequalities", ":timed-initial-literals"})
 
 _SINGLE_DOMAIN_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 _SINGLE_PROBLEM_SECTIONS = (":domain", ":requirements", ":objects", ":init", ":goal", ":metric")
@@ -157,7 +167,7 @@ def _suggest(name: str, options: list[str] | set[str] | frozenset[str]) -> str |
 
 
 class _Checker:
-    def __init__(self, domain: Domain, problem: Problem | None) -> None:
+    def __init__(self, domain: Domain, problem: Problem | None, temporal: bool = False) -> None:
         self.domain = domain
         self.problem = problem
         self.errors: list[PDDLError] = []
@@ -185,6 +195,8 @@ class _Checker:
         self._action_name = ""
         self.derived: set[str] = {a.predicate for a in domain.axioms}
         self._agree: dict[tuple[tuple[str, ...], tuple[str, ...], bool], bool] = {}
+        self._in_durative = False
+        self.temporal = temporal
 
     # ------------------------------------------------------------------ reporting
 
@@ -237,6 +249,12 @@ class _Checker:
                            f"the action '{action.display or action.name}' is declared twice", action.span)
             seen.add(action.name)
             self._action(action)
+        for durative in d.durative_actions:
+            if durative.name in seen:
+                self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
+                           f"the action '{durative.display or durative.name}' is declared twice", durative.span)
+            seen.add(durative.name)
+            self._durative_action(durative)
 
     def _sections(self, spans: tuple[tuple[str, Span], ...], single: tuple[str, ...], what: str) -> None:
         counts: dict[str, int] = {}
@@ -338,6 +356,28 @@ class _Checker:
             self._condition(action.precondition, scope, "precondition", lifted=True)
         if action.effect is not None:
             self._effect(action.effect, scope)
+
+    def _durative_action(self, action: DurativeActionDecl) -> None:
+        """A ``:durative-action``: its parts are checked as an action's are,
+        ``?duration`` being a number inside it (and nowhere else)."""
+        self.feature("durative-actions", action.span)
+        self._parameters(action.parameters, f"durative action '{action.name}'")
+        scope = {p.name: p.types for p in action.parameters}
+        self._in_durative = True
+        try:
+            if len(action.duration) > 1 or any(d.op != "=" for d in action.duration):
+                self.feature("duration-inequalities", action.duration[0].span if action.duration else action.span)
+            for constraint in action.duration:
+                self._num_expr(constraint.value, scope, lifted=True)
+            for timed in action.conditions:
+                self._condition(timed.condition, scope, f"condition {_AT_WORDS[timed.at]}", lifted=True)
+            for effect in action.effects:
+                if effect.at == "continuous" or _continuous(effect.effect):
+                    self.feature("continuous-effects", _continuous(effect.effect) or effect.span)
+                    continue
+                self._effect(effect.effect, scope)
+        finally:
+            self._in_durative = False
 
     def _axiom(self, axiom: DerivedDecl) -> None:
         self.feature("derived-predicates", axiom.span)
@@ -472,6 +512,9 @@ class _Checker:
     def _num_expr(self, expr: NumExpr, scope: dict[str, tuple[str, ...]], *, lifted: bool) -> None:
         """Check every function term of a numeric expression."""
         match expr:
+            case DurationVar() if not self._in_durative:
+                self.error(PDDLSemanticError, ErrorCode.UNDEFINED_VARIABLE,
+                           "?duration stands for a number only inside a durative action", expr.span)
             case FunctionTerm():
                 self._function_term(expr, scope, lifted=lifted, read=True)
             case BinaryExpr(left=left, right=right):
@@ -744,16 +787,18 @@ class _Checker:
                 self.feature("numeric-fluents", self.assigned[name])
         unsupported: list[PDDLError] = []
         for name, (span, source) in self.features.items():
-            if name in SUPPORTED_FEATURES:
+            if name in SUPPORTED_FEATURES or (self.temporal and name in TEMPORAL_FEATURES):
                 continue
             unsupported.append(
                 UnsupportedRequirementError(
                     f"unsupported PDDL feature: {describe_feature(name)}",
                     span=span,
                     source=source,
-                    hint="pypddlengine supports STRIPS and ADL (typing, negative and disjunctive conditions, "
+                    hint=_TEMPORAL_HINT if name in TEMPORAL_FEATURES else
+                    "pypddlengine supports STRIPS and ADL (typing, negative and disjunctive conditions, "
                     "quantifiers, equality, conditional effects), derived predicates, action costs and numeric "
-                    "fluents (PDDL 2.1 level 2)",
+                    "fluents (PDDL 2.1 level 2), and durative actions and timed initial literals in timed plan "
+                    "validation (not continuous effects, processes, events, constraints or preferences)",
                     details={"feature": name, "requirement": FEATURE_INFO.get(name, ("", ""))[0]},
                 )
             )
@@ -761,7 +806,8 @@ class _Checker:
         if self.problem is not None:
             declared.update({r.name: (r, self.problem.source) for r in self.problem.requirements
                              if r.name not in declared})
-        for name in sorted(declared.keys() & KNOWN_REQUIREMENTS - SUPPORTED_REQUIREMENTS) if not unsupported else ():
+        supported = SUPPORTED_REQUIREMENTS | (_TEMPORAL_REQUIREMENTS if self.temporal else frozenset())
+        for name in sorted(declared.keys() & KNOWN_REQUIREMENTS - supported) if not unsupported else ():
             req, source = declared[name]
             self.warnings.append(
                 PDDLWarning(f"the requirement '{name}' is declared but not used: the task uses only supported "
@@ -782,6 +828,22 @@ class _Checker:
             types=self.types,
             uses_action_costs=self.action_costs,
         )
+
+
+def _continuous(node: object) -> Span | None:
+    """Where ``#t`` is first written in an effect (a continuous effect), if anywhere."""
+    match node:
+        case FunctionTerm(name="#t"):
+            return node.span
+        case NumericEffect(value=v):
+            return _continuous(v)
+        case BinaryExpr(left=left, right=right):
+            return _continuous(left) or _continuous(right)
+        case EffectAnd(parts=parts):
+            return next((s for s in map(_continuous, parts) if s is not None), None)
+        case When(effect=e) | ForallEffect(effect=e):
+            return _continuous(e)
+    return None
 
 
 def _types(types: tuple[str, ...]) -> str:
@@ -855,18 +917,20 @@ def axiom_levels(domain: Domain) -> dict[str, int]:
     return level
 
 
-def check(domain: Domain, problem: Problem | None = None) -> CheckReport:
-    """Check a domain, and a problem against it; collect every diagnostic."""
-    checker = _Checker(domain, problem)
+def check(domain: Domain, problem: Problem | None = None, *, temporal: bool = False) -> CheckReport:
+    """Check a domain, and a problem against it; collect every diagnostic.
+    ``temporal``: durative actions and timed initial literals are supported
+    (the caller is the temporal stage, :mod:`pypddlengine.temporal`)."""
+    checker = _Checker(domain, problem, temporal)
     checker.check_domain()
     if problem is not None:
         checker.check_problem()
     return checker.report()
 
 
-def ensure_valid(domain: Domain, problem: Problem | None = None) -> CheckReport:
+def ensure_valid(domain: Domain, problem: Problem | None = None, *, temporal: bool = False) -> CheckReport:
     """:func:`check`, raising the first error (unsupported features first)."""
-    report = check(domain, problem)
+    report = check(domain, problem, temporal=temporal)
     report.raise_first()
     return report
 

@@ -182,7 +182,9 @@ def task_files(domain: str | None, problem: str | None, bundled: str | None) -> 
 @click.option("--task", "bundled", help=TASK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON report per plan.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; report through the exit code.")
-def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bool) -> None:
+@click.option("--epsilon", default=None, metavar="E",
+              help="Timed plans: VAL's tolerance -t (default 0.01); times at most E/10 apart are one happening.")
+def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bool, epsilon: str | None) -> None:
     """Validate one or more PLAN files against DOMAIN and PROBLEM (or --task).
 
     A plan holds one '(action arg ...)' per line (IPC/VAL format; ';'
@@ -193,6 +195,11 @@ def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bo
     plans, <problem>.plan and <problem>.plan.N, found in the folder given as
     PLAN (default: PROBLEM's folder). Exit code 0: every plan is valid; 1: a
     plan is invalid; 2: bad input.
+
+    \b
+    A temporal task (durative actions, timed initial literals) takes IPC
+    timed plans, '0.000: (action arg ...) [duration]' per line, judged as
+    VAL judges them (see --epsilon).
 
     \b
     Examples:
@@ -213,7 +220,7 @@ def validate(files: Sequence[str], bundled: str | None, as_json: bool, quiet: bo
             raise click.UsageError("with a folder of problems, give at most one PLAN folder")
     elif not plans:
         raise click.UsageError("give at least one PLAN file ('-' reads one from stdin)")
-    sys.exit(validate_files(domain, problem, plans, as_json, quiet))
+    sys.exit(validate_files(domain, problem, plans, as_json, quiet, epsilon))
 
 
 # ----------------------------------------------------------------------------- check

@@ -33,13 +33,14 @@ __all__ = ["parse_fast", "run"]
 # command -> (positional count: least, most or None; flags: option -> (parameter, value); valued options)
 _Spec = tuple[tuple[int, int | None], dict[str, tuple[str, bool]], dict[str, tuple[str, Callable[[str], Any]]]]
 _FAST: dict[str, _Spec] = {
-    "validate": ((3, None), {"--json": ("as_json", True), "-q": ("quiet", True), "--quiet": ("quiet", True)}, {}),
+    "validate": ((3, None), {"--json": ("as_json", True), "-q": ("quiet", True), "--quiet": ("quiet", True)},
+                 {"--epsilon": ("epsilon", str)}),
     "check": ((1, 2), {"--json": ("as_json", True), "--warnings": ("warnings", True),
                        "--no-warnings": ("warnings", False)}, {}),
     "ground": ((2, 2), {"--json": ("as_json", True)}, {"--max-actions": ("max_actions", int)}),
 }
 _DEFAULTS: dict[str, dict[str, Any]] = {
-    "validate": {"bundled": None, "as_json": False, "quiet": False},
+    "validate": {"bundled": None, "as_json": False, "quiet": False, "epsilon": None},
     "check": {"bundled": None, "as_json": False, "warnings": True},
     "ground": {"bundled": None, "as_json": False, "max_actions": 3_000_000},
 }
@@ -101,10 +102,10 @@ def parse_fast(argv: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
     return command, params
 
 
-def _validate(files: Sequence[str], bundled: None, as_json: bool, quiet: bool) -> int:
+def _validate(files: Sequence[str], bundled: None, as_json: bool, quiet: bool, epsilon: str | None = None) -> int:
     from .file_commands import validate_files
 
-    return validate_files(files[0], files[1], files[2:], as_json, quiet)
+    return validate_files(files[0], files[1], files[2:], as_json, quiet, epsilon)
 
 
 def _check(domain: str, problem: str | None, bundled: None, as_json: bool, warnings: bool) -> int:

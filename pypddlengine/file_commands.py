@@ -76,16 +76,20 @@ def plan_paths(names: Sequence[str]) -> tuple[list[str], bool]:
     return paths, folder
 
 
-def validate_files(domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool) -> int:
+def validate_files(domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool,
+                   epsilon: str | None = None) -> int:
     """``pypddl validate``: parse the task once, then validate each plan;
     print one line (or JSON report) per plan and return the exit code. When
     ``problem`` is a folder, every problem in it is validated with its plans
     (:func:`plans_of`) from the folder ``plans[0]`` (default: ``problem``)."""
     from .gcpause import paused_gc
 
+    if epsilon is not None and not os.path.isdir(problem):  # only timed plans have a tolerance
+        return validate_timed_files(domain, problem, plans, as_json, quiet, epsilon)
     with paused_gc():  # a short process building acyclic data: the collector would only rescan it
         if os.path.isdir(problem):
-            status, found = _validate_folder(domain, problem, plans[0] if plans else problem, as_json, quiet)
+            status, found = _validate_folder(domain, problem, plans[0] if plans else problem, as_json, quiet,
+                                             epsilon)
             if found is None:
                 return status
             results, folder = found, True
@@ -121,6 +125,10 @@ def _validate_all(
         try:
             task = load_task(domain, problem)
         except PDDLError as err:
+            if err.details.get("feature") in _TIMED:  # a temporal task: its plans are timed plans
+                timed: list[dict[str, Any]] = []
+                status = validate_timed_files(domain, problem, plans, as_json, True if as_json else quiet, None, timed)
+                return status, timed, len(timed) != 1
             report_error(err)
             return BAD_INPUT, [], False
         if not quiet:
@@ -157,8 +165,8 @@ def _validate_all(
     return status, results, folder
 
 
-def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool, quiet: bool
-                     ) -> tuple[int, list[dict[str, Any]] | None]:
+def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool, quiet: bool,
+                     epsilon: str | None = None) -> tuple[int, list[dict[str, Any]] | None]:
     """Every problem of a folder with its plans (see :func:`plans_of`); no
     results (``None``) when nothing could be validated."""
     from .errors import PDDLError
@@ -170,7 +178,9 @@ def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool
     except PDDLError as err:
         report_error(err)
         return BAD_INPUT, None
-    status, results, without = OK, [], []
+    status = OK
+    results: list[dict[str, Any]] = []
+    without: list[str] = []
     counts = {"valid": 0, "invalid": 0}
     for path in problem_files(problems):
         problem = str(path)
@@ -183,6 +193,14 @@ def _validate_folder(domain: str, problems: str, plan_folder: str, as_json: bool
         try:
             task = compile_task(parsed, load_problem(problem))
         except PDDLError as err:
+            if err.details.get("feature") in _TIMED:  # a temporal task: its plans are timed plans
+                timed: list[dict[str, Any]] = []
+                one = validate_timed_files(domain, problem, plans, as_json, True if as_json else quiet, epsilon, timed)
+                status = max(status, one)
+                counts["valid"] += sum(1 for r in timed if r.get("valid"))
+                counts["invalid"] += sum(1 for r in timed if not r.get("valid"))
+                results.extend({"problem": problem, **r} for r in timed)
+                continue
             report_error(err)
             status = BAD_INPUT
             results.append({"problem": problem, "error": err.to_dict()})
@@ -375,3 +393,62 @@ def ground_files(domain: str, problem: str, as_json: bool, max_actions: int) -> 
             value = ", ".join(value) or "none"
         echo(f"{key.replace('_', ' '):<24} {value}")
     return OK
+
+
+# ----------------------------------------------------------------------------- validate: timed plans
+
+_TIMED = ("durative-actions", "timed-initial-literals", "duration-inequalities")
+
+
+def validate_timed_files(domain: str, problem: str, plans: Sequence[str], as_json: bool, quiet: bool,
+                         epsilon: str | None, results: list[dict[str, Any]] | None = None) -> int:
+    """``pypddl validate`` on a temporal task (:mod:`pypddlengine.temporal`):
+    each plan is an IPC timed plan, judged as VAL judges it with tolerance
+    ``epsilon`` (VAL's ``-t``; default 0.01). Prints one verdict per plan
+    (or, with ``as_json``, collects the reports in ``results`` or prints them)."""
+    from fractions import Fraction
+
+    from .errors import PDDLError
+    from .loading import read_file
+    from .temporal import DEFAULT_EPSILON, load_temporal, validate_timed_plan
+
+    collect = results is not None
+    results = [] if results is None else results
+    try:
+        eps = DEFAULT_EPSILON if epsilon is None else Fraction(epsilon)
+        if eps < 0:
+            raise ValueError
+    except (ValueError, ZeroDivisionError):
+        echo(f"error: --epsilon takes a non-negative number, not '{epsilon}'", err=True)
+        return BAD_INPUT
+    try:
+        task = load_temporal(domain, problem)
+    except PDDLError as err:
+        report_error(err)
+        return BAD_INPUT
+    except OSError as err:
+        echo(f"error: {err.strerror}: {err.filename}", err=True)
+        return BAD_INPUT
+    if not quiet and not as_json:
+        report_warnings(task.report)
+    names, folder = plan_paths(plans)
+    status = OK
+    for name in names:
+        filename = "<stdin>" if name == "-" else name
+        try:
+            data = sys.stdin.buffer.read() if name == "-" else read_file(name)
+            text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+            report = validate_timed_plan(task, text, eps, filename)
+        except PDDLError as err:
+            report_error(err)
+            status = BAD_INPUT
+            results.append({"plan": name, "error": err.to_dict()})
+            continue
+        if not report.valid and status == OK:
+            status = INVALID
+        results.append({"plan": name, **report.to_dict()})
+        if not quiet and not as_json:
+            echo(f"{name}: {report.summary()}")
+    if as_json and not quiet and not collect:
+        echo_json(results if len(results) != 1 or folder else results[0])
+    return status

@@ -40,6 +40,9 @@ __all__ = [
     "Delete",
     "DerivedDecl",
     "Domain",
+    "DurationConstraint",
+    "DurationVar",
+    "DurativeActionDecl",
     "Effect",
     "EffectAnd",
     "Equals",
@@ -66,6 +69,8 @@ __all__ = [
     "Problem",
     "Requirement",
     "Term",
+    "TimedCondition",
+    "TimedEffect",
     "TimedLiteral",
     "TypeDecl",
     "UnsupportedConstruct",
@@ -246,7 +251,18 @@ class BinaryExpr:
     span: Span | None = _span()
 
 
-NumExpr = Number | FunctionTerm | BinaryExpr
+@dataclass(frozen=True, slots=True)
+class DurationVar:
+    """``?duration`` in a numeric expression of a durative action (its
+    duration, fixed when the action starts)."""
+
+    span: Span | None = _span()
+
+    def __str__(self) -> str:
+        return "?duration"
+
+
+NumExpr = Number | FunctionTerm | BinaryExpr | DurationVar
 
 # --------------------------------------------------------------------------- effects
 
@@ -374,6 +390,62 @@ class ActionDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class DurationConstraint:
+    """``(op ?duration value)`` of a ``:duration`` with ``op`` in ``= <= >= < >``;
+    ``at`` is ``"start"`` (the usual reading: evaluated when the action starts)
+    or ``"end"`` for PDDL 2.1's ``(at end (<= ?duration e))``."""
+
+    op: str
+    value: NumExpr
+    at: str = "start"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TimedCondition:
+    """A condition of a durative action: ``(at start c)``, ``(at end c)`` or
+    ``(over all c)`` (``at`` is ``"start"``, ``"end"`` or ``"all"``)."""
+
+    at: str
+    condition: Condition
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TimedEffect:
+    """An effect of a durative action: ``(at start e)`` or ``(at end e)``."""
+
+    at: str
+    effect: Effect
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class DurativeActionDecl:
+    """A ``:durative-action`` as written: its duration constraints (a
+    conjunction), timed conditions and timed effects (quantifiers over timed
+    parts are distributed into them by the parser)."""
+
+    name: str
+    parameters: tuple[Parameter, ...]
+    duration: tuple[DurationConstraint, ...]
+    conditions: tuple[TimedCondition, ...]
+    effects: tuple[TimedEffect, ...]
+    span: Span | None = _span()
+    display: str = field(default="", compare=False, repr=False)
+
+    def condition_at(self, at: str) -> Condition | None:
+        """The conjunction of the conditions at ``"start"``, ``"end"`` or over ``"all"``."""
+        parts = tuple(c.condition for c in self.conditions if c.at == at)
+        return None if not parts else parts[0] if len(parts) == 1 else And(parts, parts[0].span)
+
+    def effect_at(self, at: str) -> Effect | None:
+        """The conjunction of the effects at ``"start"`` or ``"end"``."""
+        parts = tuple(e.effect for e in self.effects if e.at == at)
+        return None if not parts else parts[0] if len(parts) == 1 else EffectAnd(parts, parts[0].span)
+
+
+@dataclass(frozen=True, slots=True)
 class DerivedDecl:
     """An axiom ``(:derived (p ?x - t ...) body)``: ``p(x)`` holds in a state
     exactly when some axiom for ``p`` has a true body there (stratified
@@ -423,7 +495,7 @@ class NumericFact:
 
 @dataclass(frozen=True, slots=True)
 class TimedLiteral:
-    """``(at time literal)`` in ``:init`` (timed initial literals; unsupported)."""
+    """``(at time literal)`` in ``:init`` (a timed initial literal, PDDL 2.2)."""
 
     time: Number
     literal: Atom | Not
@@ -459,6 +531,7 @@ class Domain:
     display: str = field(default="", compare=False, repr=False)
     section_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
     axioms: tuple[DerivedDecl, ...] = ()
+    durative_actions: tuple[DurativeActionDecl, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ _NAME_FIELDS: dict[tuple[str, str], str] = {
     ("FunctionDecl", "result"): "types",
     ("FunctionTerm", "name"): "functions",
     ("ActionDecl", "name"): "actions",
+    ("DurativeActionDecl", "name"): "actions",
     ("Domain", "name"): "domain",
     ("Problem", "name"): "problems",
     ("Problem", "domain_name"): "domain",
@@ -65,6 +66,8 @@ NOT_NAMES: dict[str, tuple[str, ...]] = {
     "BinaryExpr": ("op",), "Compare": ("op",), "NumericEffect": ("op",), "Metric": ("direction",),
     "Preference": ("name",), "Requirement": ("name",), "UnsupportedConstruct": ("keyword",),
     "ActionRef": ("name", "args", "text"), "PlanStep": ("name", "args", "text"),
+    "DurationConstraint": ("op", "at"), "TimedCondition": ("at",), "TimedEffect": ("at",),
+    "DurativeActionDecl": ("duration",),  # nodes (walked), not a name: its type's text holds "str"
 }
 """Text fields of the model that hold no name to relabel (keywords, operators;
 plan steps are mapped by :meth:`Relabelling.map_step`). A test checks that

@@ -28,6 +28,9 @@ from ..model import (
     Constant,
     Delete,
     DerivedDecl,
+    DurationConstraint,
+    DurationVar,
+    DurativeActionDecl,
     Domain,
     EffectAnd,
     Equals,
@@ -51,6 +54,8 @@ from ..model import (
     Preference,
     Problem,
     Requirement,
+    TimedCondition,
+    TimedEffect,
     TimedLiteral,
     TypeDecl,
     UnsupportedConstruct,
@@ -277,6 +282,20 @@ def _one(item: Any, what: str = "one condition") -> Any:
     return item
 
 
+def _parts(c: list[Any], what: str) -> dict[str, Any]:
+    """The ``(kind, value, span)`` sections of an action (``c[1]`` its name) by kind, each at most once."""
+    parts: dict[str, Any] = {}
+    for kind, value, span in c[2:]:
+        if kind in parts:
+            raise PDDLSyntaxError(
+                f"the {what} '{c[1].value}' has more than one {kind} section",
+                code=ErrorCode.DUPLICATE_SECTION,
+                span=span,
+            )
+        parts[kind] = value
+    return parts
+
+
 def _term(tok: Token) -> Variable | Constant:
     span = Span(tok.line, tok.column, tok.end_line, tok.end_column)  # type: ignore[arg-type]
     if tok.type == "VARIABLE":
@@ -377,11 +396,15 @@ class PDDLTransformer:
         functions: list[FunctionDecl] = []
         actions: list[ActionDecl] = []
         axioms: list[DerivedDecl] = []
+        durative: list[DurativeActionDecl] = []
         unsupported: list[UnsupportedConstruct] = []
         spans: list[tuple[str, Span]] = []
         for item in c[1:]:
             if isinstance(item, ActionDecl):
                 actions.append(item)
+                continue
+            if isinstance(item, DurativeActionDecl):
+                durative.append(item)
                 continue
             if isinstance(item, DerivedDecl):
                 axioms.append(item)
@@ -414,6 +437,7 @@ class PDDLTransformer:
             display=name_tok.value,
             section_spans=tuple(spans),
             axioms=tuple(axioms),
+            durative_actions=tuple(durative),
         )
 
     def problem(self, c: list[Any]) -> Problem:
@@ -514,15 +538,7 @@ class PDDLTransformer:
 
     def action_def(self, c: list[Any]) -> ActionDecl:
         name_tok: Token = c[1]
-        parts: dict[str, Any] = {}
-        for kind, value, span in c[2:]:
-            if kind in parts:
-                raise PDDLSyntaxError(
-                    f"the action '{name_tok.value}' has more than one {kind} section",
-                    code=ErrorCode.DUPLICATE_SECTION,
-                    span=span,
-                )
-            parts[kind] = value
+        parts = _parts(c, "action")
         pre = parts.get(":precondition")
         eff = parts.get(":effect")
         return ActionDecl(
@@ -567,6 +583,79 @@ class PDDLTransformer:
             tok, params = head
             name, display, span = tok.value.lower(), tok.value, token_span(tok)
         return DerivedDecl(name, tuple(params), body, span, display)
+
+    # ------------------------------------------------------------ durative actions
+
+    def durative_def(self, c: list[Any]) -> DurativeActionDecl:
+        name_tok: Token = c[1]
+        parts = _parts(c, "durative action")
+        duration = parts.get(":duration")
+        if duration is None:
+            raise PDDLSyntaxError(f"the durative action '{name_tok.value}' has no :duration",
+                                  span=token_span(name_tok), hint="add ':duration (= ?duration 1)'")
+        return DurativeActionDecl(
+            name=name_tok.value.lower(),
+            parameters=tuple(parts.get(":parameters", ())),
+            duration=tuple(duration),
+            conditions=tuple(parts.get(":condition", ())),
+            effects=tuple(parts.get(":effect", ())),
+            span=token_span(name_tok),
+            display=name_tok.value,
+        )
+
+    def da_duration(self, c: list[Any]) -> tuple[str, Any, Span]:
+        return (":duration", [] if isinstance(c[1], _Empty) else c[1], token_span(c[0]))
+
+    def dur_and(self, c: list[Any]) -> list[DurationConstraint]:
+        return [d for part in c[1:] for d in part]
+
+    def dur_compare(self, c: list[Any]) -> list[DurationConstraint]:
+        op, var = c[0], c[1]
+        if var.value.lower() != "?duration":
+            raise PDDLSyntaxError(f"a duration constraint compares ?duration, not '{var.value}'",
+                                  span=token_span(var))
+        return [DurationConstraint(op.value, c[2], "start", token_span(op))]
+
+    def dur_timed(self, c: list[Any]) -> list[DurationConstraint]:
+        at = c[1].value.lower()
+        return [DurationConstraint(d.op, d.value, at, d.span) for d in c[2]]
+
+    def da_condition(self, c: list[Any]) -> tuple[str, Any, Span]:
+        return (":condition", [] if isinstance(c[1], _Empty) else c[1], token_span(c[0]))
+
+    def da_and(self, c: list[Any]) -> list[TimedCondition]:
+        return [t for part in c[1:] for t in part]
+
+    def da_timed(self, c: list[Any]) -> list[TimedCondition]:
+        return [TimedCondition(c[1].value.lower(), _one(c[2]), token_span(c[0]))]
+
+    def da_over_all(self, c: list[Any]) -> list[TimedCondition]:
+        return [TimedCondition("all", _one(c[2]), token_span(c[0]))]
+
+    def da_forall(self, c: list[Any]) -> list[TimedCondition]:
+        # (forall (?x) (and (at start a) (over all b))) = (at start (forall (?x) a)) and (over all (forall (?x) b))
+        return [TimedCondition(t.at, Forall(tuple(c[1]), t.condition, token_span(c[0])), t.span) for t in c[2]]
+
+    def da_preference(self, c: list[Any]) -> list[TimedCondition]:
+        name = c[1].value.lower() if len(c) == 3 else None
+        return [TimedCondition(t.at, Preference(name, t.condition, token_span(c[0])), t.span) for t in c[-1]]
+
+    def da_effect_part(self, c: list[Any]) -> tuple[str, Any, Span]:
+        return (":effect", [] if isinstance(c[1], _Empty) else c[1], token_span(c[0]))
+
+    def da_eff_and(self, c: list[Any]) -> list[TimedEffect]:
+        return [t for part in c[1:] for t in part]
+
+    def da_eff_timed(self, c: list[Any]) -> list[TimedEffect]:
+        effect = _one(c[2], "one effect")
+        return [TimedEffect(c[1].value.lower(), effect, token_span(c[0]))]
+
+    def da_eff_untimed(self, c: list[Any]) -> list[TimedEffect]:
+        # PDDL 2.1 writes a continuous effect untimed: (increase (f) (* #t 2))
+        return [TimedEffect("continuous", self.eff_numeric(c), token_span(c[0]))]
+
+    def da_eff_forall(self, c: list[Any]) -> list[TimedEffect]:
+        return [TimedEffect(t.at, ForallEffect(tuple(c[1]), t.effect, token_span(c[0])), t.span) for t in c[2]]
 
     def other_section(self, c: list[Any]) -> UnsupportedConstruct:
         tok: Token = c[0]
@@ -647,6 +736,17 @@ class PDDLTransformer:
     def f_bare(self, c: list[Token]) -> FunctionTerm:
         return FunctionTerm(c[0].value.lower(), (), token_span(c[0]))
 
+    def f_variable(self, c: list[Token]) -> DurationVar:
+        tok = c[0]
+        if tok.value.lower() != "?duration":
+            raise PDDLSyntaxError(f"a variable is not a number: '{tok.value}' (only ?duration, inside a durative "
+                                  "action, stands for a number)", span=token_span(tok),
+                                  hint="write a function term such as '(f ?x)'")
+        return DurationVar(token_span(tok))
+
+    def f_continuous(self, c: list[Token]) -> FunctionTerm:
+        return FunctionTerm("#t", (), token_span(c[0]))  # the checker refuses it as a continuous effect
+
     def f_number(self, c: list[Token]) -> Number:
         return _number(c[0])
 
@@ -689,7 +789,9 @@ class PDDLTransformer:
         return Add(c[0], c[0].span)
 
     def eff_numeric(self, c: list[Any]) -> NumericEffect:
-        return NumericEffect(c[0].value.lower(), c[1], c[2], token_span(c[0]))
+        name = cast(Token, c[1])  # a 0-ary function written without parentheses: its name token
+        target = c[1] if not isinstance(c[1], str) else FunctionTerm(name.value.lower(), (), token_span(name))
+        return NumericEffect(c[0].value.lower(), target, c[2], token_span(c[0]))
 
     # ------------------------------------------------------------ problem sections
 

@@ -251,6 +251,10 @@ _WORDS = {
     "SCALE_UP": "'scale-up'",
     "SCALE_DOWN": "'scale-down'",
     "DOMAIN_REF": "':domain'",
+    "DURATIVE_ACTION": "':durative-action'",
+    "DURATION_KW": "':duration'",
+    "CONDITION": "':condition'",
+    "HASH_T": "'#t'",
 }
 
 

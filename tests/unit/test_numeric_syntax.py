@@ -179,7 +179,7 @@ _DURATIVE = """(define (domain t) (:requirements :typing)
 
 
 @pytest.mark.parametrize(("domain", "problem", "feature", "line", "column"), [
-    (_DURATIVE, None, "durative-actions", 3, 3),
+    (_DURATIVE, None, "durative-actions", 3, 20),  # refused outside the temporal stage, at the action's name
     (_DURATIVE, None, "continuous-effects", 5, 47),
     ("(define (domain c) (:predicates (p)) (:action a :parameters () :precondition (and) :effect (p)))",
      "(define (problem q) (:domain c) (:init) (:goal (p))\n (:constraints (always (p))))", "constraints", 2, 3),

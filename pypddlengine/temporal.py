@@ -1,0 +1,780 @@
+"""Time: durative actions and timed initial literals (PDDL 2.1 level 3, PDDL 2.2 TILs), one semantics.
+
+A stage on top of :mod:`pypddlengine.step`, not a branch inside it. A temporal
+task is compiled once into a plain lifted task (:class:`~pypddlengine.lifted.LiftedTask`)
+whose schemas are *snap actions*: for each durative action ``d`` a start snap
+``d@start`` (its ``at start`` conditions and effects), an end snap ``d@end``
+(``at end``) and an invariant ``d@all`` (its ``over all`` condition, no effect).
+Each snap instance is instantiated and executed by step.py exactly as a
+classical step is (conditions, conditional effects, numeric effects, derived
+atoms). ``?duration`` is a hidden 0-ary fluent, ``?duration``, that the
+stage sets to the instance's duration while its snap is checked and applied.
+Names with ``@`` cannot be written in PDDL, so they never clash with the
+domain's own names, and a plan cannot name them.
+
+The semantics (Fox and Long 2003, as VAL implements it; see docs/time.md):
+
+* A plan's *happenings* are its distinct time points: starts, ends
+  (start + duration), plain actions and timed initial literals.
+* At a happening every snap action's condition is checked in the state
+  before it; then all effects apply (each read in the state before).
+  Two snap actions of one happening, or of happenings closer than
+  ``epsilon``, must not interfere (one writes what the other reads or
+  writes, increases and decreases of one fluent excepted).
+* An ``over all`` condition holds in every state strictly inside the
+  action's interval: after its start happening and after every happening
+  before its end.
+* Duration constraints are evaluated in the state before the start
+  happening and compared with the duration the plan gives.
+* The goal is checked in the state after the last happening; ``total-time``
+  is the time of the last happening of an action (the makespan).
+
+Nothing here prints or imports anything above the task layer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import field, replace
+from fractions import Fraction
+from typing import Any
+
+from .checker import ensure_valid
+from .errors import ErrorCode, NumericError, PDDLError, PDDLSyntaxError, SourceFile, Span
+from .exact import Value, normal, to_json, to_text
+from .lazy import LazyTask
+from .lifted import LiftedTask
+from .model import (
+    ActionDecl,
+    Add,
+    And,
+    Atom,
+    BinaryExpr,
+    Compare,
+    Condition,
+    Domain,
+    DurationVar,
+    DurativeActionDecl,
+    Effect,
+    EffectAnd,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionDecl,
+    FunctionTerm,
+    Imply,
+    Not,
+    Number,
+    NumericEffect,
+    NumericFact,
+    NumExpr,
+    Or,
+    Parameter,
+    Preference,
+    Problem,
+    TimedLiteral,
+    Variable,
+    When,
+)
+from .numeric import evaluate, fluent_ids
+from .step import GroundAction, NumericState, read_error, thaw
+from .usercache import dataclass
+
+__all__ = [
+    "DEFAULT_EPSILON",
+    "DURATION_FLUENT",
+    "TemporalReport",
+    "TemporalTask",
+    "TimedStep",
+    "compile_temporal",
+    "is_temporal",
+    "load_temporal",
+    "parse_timed_plan",
+    "validate_timed_plan",
+]
+
+DEFAULT_EPSILON = Fraction(1, 100)
+"""VAL's default temporal tolerance (``Validate -t``)."""
+DURATION_FLUENT = "@duration"
+"""The hidden fluent that holds a snap instance's duration while it is checked and applied."""
+_SNAPS = ("start", "end", "all")
+
+
+def is_temporal(domain: Domain, problem: Problem | None = None) -> bool:
+    """Whether the task needs this stage: durative actions or timed initial literals."""
+    return bool(domain.durative_actions) or (
+        problem is not None and any(isinstance(f, TimedLiteral) for f in problem.init))
+
+
+# --------------------------------------------------------------------------- compilation
+
+
+def _uses_duration(node: Any) -> bool:
+    match node:
+        case DurationVar():
+            return True
+        case BinaryExpr(left=l, right=r):
+            return _uses_duration(l) or (r is not None and _uses_duration(r))
+        case Compare(left=l, right=r):
+            return _uses_duration(l) or _uses_duration(r)
+        case And(parts=ps) | Or(parts=ps) | EffectAnd(parts=ps):
+            return any(_uses_duration(p) for p in ps)
+        case Not(operand=x) | Exists(body=x) | Forall(body=x) | Preference(body=x) | ForallEffect(effect=x):
+            return _uses_duration(x)
+        case Imply(antecedent=a, consequent=c):
+            return _uses_duration(a) or _uses_duration(c)
+        case When(condition=c, effect=e):
+            return _uses_duration(c) or _uses_duration(e)
+        case NumericEffect(value=v):
+            return _uses_duration(v)
+    return False
+
+
+_DURATION_TERM = FunctionTerm(DURATION_FLUENT, ())
+
+
+def _expr(e: NumExpr) -> NumExpr:
+    match e:
+        case DurationVar():
+            return FunctionTerm(DURATION_FLUENT, (), e.span)
+        case BinaryExpr(op=op, left=l, right=r, span=s):
+            return BinaryExpr(op, _expr(l), None if r is None else _expr(r), s)
+    return e
+
+
+def _cond(c: Condition | None) -> Condition | None:
+    match c:
+        case None:
+            return None
+        case Compare(op=op, left=l, right=r, span=s):
+            return Compare(op, _expr(l), _expr(r), s)
+        case And(parts=ps, span=s):
+            return And(tuple(_cond(p) for p in ps), s)  # type: ignore[misc]
+        case Or(parts=ps, span=s):
+            return Or(tuple(_cond(p) for p in ps), s)  # type: ignore[misc]
+        case Not(operand=x, span=s):
+            return Not(_cond(x), s)  # type: ignore[arg-type]
+        case Imply(antecedent=a, consequent=b, span=s):
+            return Imply(_cond(a), _cond(b), s)  # type: ignore[arg-type]
+        case Exists(variables=vs, body=b, span=s):
+            return Exists(vs, _cond(b), s)  # type: ignore[arg-type]
+        case Forall(variables=vs, body=b, span=s):
+            return Forall(vs, _cond(b), s)  # type: ignore[arg-type]
+    return c
+
+
+def _eff(e: Effect | None) -> Effect | None:
+    match e:
+        case None:
+            return None
+        case EffectAnd(parts=ps, span=s):
+            return EffectAnd(tuple(_eff(p) for p in ps), s)  # type: ignore[misc]
+        case When(condition=c, effect=x, span=s):
+            return When(_cond(c), _eff(x), s)  # type: ignore[arg-type]
+        case ForallEffect(variables=vs, effect=x, span=s):
+            return ForallEffect(vs, _eff(x), s)  # type: ignore[arg-type]
+        case NumericEffect(op=op, target=t, value=v, span=s):
+            return NumericEffect(op, t, _expr(v), s)
+    return e
+
+
+def snap_task(domain: Domain, problem: Problem) -> tuple[Domain, Problem]:
+    """The plain domain and problem of the snap actions (see the module docstring)."""
+    actions: list[ActionDecl] = list(domain.actions)
+    for d in domain.durative_actions:
+        for at in _SNAPS:
+            pre = _cond(d.condition_at(at))
+            eff = None if at == "all" else _eff(d.effect_at(at))
+            actions.append(ActionDecl(f"{d.name}@{at}", d.parameters, pre, eff, d.span, f"{d.display or d.name}"))
+    functions = list(domain.functions)
+    init = [f for f in problem.init if not isinstance(f, TimedLiteral)]
+    if any(_uses_duration(c.condition) for d in domain.durative_actions for c in d.conditions) or any(
+            _uses_duration(e.effect) for d in domain.durative_actions for e in d.effects):
+        functions.append(FunctionDecl(DURATION_FLUENT, (), "number", None, DURATION_FLUENT))
+        init.append(NumericFact(_DURATION_TERM, Number(0)))
+        actions.append(ActionDecl("@set-duration", (), None, NumericEffect("assign", _DURATION_TERM, Number(0))))
+    preds = {p.name: p for p in domain.predicates}
+    for name in dict.fromkeys(_til_atom(f).predicate for f in problem.init if isinstance(f, TimedLiteral)):
+        decl = preds.get(name)
+        if decl is not None:  # a predicate a TIL changes is a fluent even when no action does
+            params = tuple(Parameter(f"?x{i}", p.types) for i, p in enumerate(decl.parameters))
+            atom = Atom(name, tuple(Variable(p.name) for p in params))
+            actions.append(ActionDecl(f"@til-{name}", params, None, Add(atom)))
+    snap_domain = replace(domain, functions=tuple(functions), actions=tuple(actions), durative_actions=())
+    object.__setattr__(snap_domain, "source", domain.source)
+    snap_problem = replace(problem, init=tuple(init))
+    object.__setattr__(snap_problem, "source", problem.source)
+    return snap_domain, snap_problem
+
+
+class TemporalTask:
+    """A checked temporal task: the snap-action lifted task and what the
+    stage needs beside it (durative actions by name, timed initial literals)."""
+
+    def __init__(self, domain: Domain, problem: Problem) -> None:
+        self.report = ensure_valid(domain, problem, temporal=True)
+        """The check of the task as written (its warnings are the user's)."""
+        self.domain, self.problem = domain, problem
+        snap_domain, snap_problem = snap_task(domain, problem)
+        self.lifted: LiftedTask = LiftedTask(snap_domain, snap_problem, ensure_valid(snap_domain, snap_problem))
+        self.durative: dict[str, DurativeActionDecl] = {d.name: d for d in domain.durative_actions}
+        self.plain: frozenset[str] = frozenset(a.name for a in domain.actions)
+        self.tils: tuple[TimedLiteral, ...] = tuple(f for f in problem.init if isinstance(f, TimedLiteral))
+        self.duration_fluent: int | None = self.lifted.fluent_ids.get((DURATION_FLUENT, ())) \
+            if self.lifted.numeric_task else None
+
+    def schema(self, name: str) -> Any:
+        return self.lifted.schema_index[name]
+
+
+def compile_temporal(domain: Domain, problem: Problem) -> TemporalTask:
+    """Check (durative actions and TILs allowed) and compile a temporal task."""
+    return TemporalTask(domain, problem)
+
+
+def load_temporal(domain_path: str, problem_path: str) -> TemporalTask:
+    """Read, parse, check and compile a temporal task from two files."""
+    from .sources import read_file
+    from .syntax import parse_domain, parse_problem
+
+    d = parse_domain(read_file(domain_path), filename=str(domain_path))
+    p = parse_problem(read_file(problem_path), filename=str(problem_path))
+    return compile_temporal(d, p)
+
+
+# --------------------------------------------------------------------------- timed plans
+
+
+@dataclass(frozen=True, slots=True)
+class TimedStep:
+    """``time: (name arg ...) [duration]`` of a timed plan (``duration`` ``None``
+    for a plain action). Times and durations are exact decimals as written."""
+
+    time: Fraction
+    name: str
+    args: tuple[str, ...]
+    duration: Fraction | None
+    text: str
+    line: int = field(default=0, compare=False)
+
+    @property
+    def span(self) -> Span | None:
+        return Span(self.line, 1, self.line, 1) if self.line else None
+
+
+_STEP = re.compile(r"^\s*(?:(?P<time>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*:)?\s*\(\s*(?P<body>[^()]*?)\s*\)"
+                   r"\s*(?:\[\s*(?P<dur>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*\])?\s*(?P<rest>.*)$")
+"""A step: decimals as IPC plans write them (at most 15 digits each side of the point: times stay finite and
+exact in floating point's range, where VAL computes them)."""
+
+
+def parse_timed_plan(text: str, name: str = "<plan>") -> list[TimedStep]:
+    """Steps of an IPC timed plan: ``0.000: (act a b) [5.000]`` per line;
+    ``;`` comments, blank lines and a stray ``)`` after a step (LPG writes
+    one) are skipped; names are folded here. Anything else raises a located
+    :class:`PDDLSyntaxError`."""
+    source = SourceFile(name, text)
+    steps: list[TimedStep] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split(";", 1)[0].strip()
+        if not line or line == ")":
+            continue
+        m = _STEP.match(line)
+        rest = m.group("rest").strip() if m else ""
+        if m is None or (rest and rest.strip(")") != "") or not m.group("body"):
+            raise PDDLSyntaxError(f"not a timed plan step: '{line}'", span=Span(number, 1, number, len(raw) + 1),
+                                  source=source, hint="write 'time: (action arg ...) [duration]'")
+        words = m.group("body").lower().split()
+        time = Fraction(m.group("time")) if m.group("time") is not None else Fraction(len(steps))
+        dur = Fraction(m.group("dur")) if m.group("dur") is not None else None
+        steps.append(TimedStep(time, words[0], tuple(words[1:]), dur, f"({' '.join(words)})", number))
+    return steps
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalFailure:
+    """Why a timed plan fails: at which happening (time), which step, what."""
+
+    time: Value | None
+    step: int | None
+    action: str
+    code: str
+    message: str
+    unsatisfied: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {"time": None if self.time is None else to_json(self.time), "step": self.step,
+                "action": self.action, "code": self.code, "message": self.message,
+                "unsatisfied": list(self.unsatisfied)}
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalReport:
+    """The verdict on a timed plan (VAL's: valid when every happening executes,
+    every invariant and duration holds, no interference, and the goal holds)."""
+
+    valid: bool
+    steps: int
+    happenings: int
+    makespan: Value
+    goal_reached: bool
+    unsatisfied_goals: tuple[str, ...] = ()
+    failure: TemporalFailure | None = None
+    metric: Value | None = None
+    metric_direction: str | None = None
+
+    def summary(self) -> str:
+        if self.valid:
+            text = f"Plan valid: {self.steps} steps, {self.happenings} happenings, makespan {to_text(self.makespan)}"
+            if self.metric is not None:
+                text += f", metric ({self.metric_direction}) {to_text(self.metric)}"
+            return text
+        if self.failure is not None:
+            f = self.failure
+            at = f" at time {to_text(f.time)}" if f.time is not None else ""
+            step = f" (step {f.step})" if f.step else ""
+            why = "".join(f"\n  unsatisfied: {u}" for u in f.unsatisfied)
+            return f"Plan failed{at}: {f.action}{step}: {f.message} [{f.code}]{why}"
+        goals = "".join(f"\n  unsatisfied: {u}" for u in self.unsatisfied_goals)
+        return f"Plan executed but the goal does not hold (makespan {to_text(self.makespan)}){goals}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"valid": self.valid, "steps": self.steps, "happenings": self.happenings,
+                "makespan": to_json(self.makespan), "goal_reached": self.goal_reached,
+                "unsatisfied_goals": list(self.unsatisfied_goals),
+                "failure": None if self.failure is None else self.failure.to_dict(),
+                "metric": None if self.metric is None else to_json(self.metric),
+                "metric_direction": self.metric_direction}
+
+
+class _Snap:
+    """One snap action of a happening: a start, an end, a plain action or a TIL."""
+
+    __slots__ = ("action", "at", "duration", "fat", "kind", "label", "step", "til")
+
+    def __init__(self, kind: str, step: int | None, label: str, action: GroundAction | None,
+                 duration: Value | None, til: TimedLiteral | None = None, at: Fraction = Fraction(0)) -> None:
+        self.kind, self.step, self.label, self.action, self.duration, self.til = \
+            kind, step, label, action, duration, til
+        self.at = at
+        """The time the plan gives it (its happening may be earlier by up to epsilon/10)."""
+        self.fat = float(at)
+        """The same time as VAL computes it, in binary floating point (a start's time as read; an end's as the
+        start's plus the duration): whether two times are one happening is decided on these, as in VAL."""
+
+
+class _Failed(Exception):
+    def __init__(self, failure: TemporalFailure) -> None:
+        self.failure = failure
+
+
+def _lifted_reads(space: LazyTask, cond: Condition | None, binding: dict[str, int], atoms: set[int],
+                  fluents: set[int]) -> None:
+    """Every atom and fluent a condition mentions under ``binding``, quantifiers
+    expanded, static parts included: VAL judges interference on the
+    conditions as written, not as simplified by the static facts."""
+    lifted = space.lifted
+    match cond:
+        case Atom():
+            atoms.add(space.intern(lifted._key(cond, binding)))  # noqa: SLF001
+        case Not(operand=x):
+            _lifted_reads(space, x, binding, atoms, fluents)
+        case And(parts=ps) | Or(parts=ps):
+            for part in ps:
+                _lifted_reads(space, part, binding, atoms, fluents)
+        case Imply(antecedent=a, consequent=c):
+            _lifted_reads(space, a, binding, atoms, fluents)
+            _lifted_reads(space, c, binding, atoms, fluents)
+        case Exists(variables=vs, body=b) | Forall(variables=vs, body=b):
+            for inner in lifted._extend(binding, vs):  # noqa: SLF001
+                _lifted_reads(space, b, inner, atoms, fluents)
+        case Compare(left=left, right=right):
+            for side in (left, right):
+                try:
+                    fluent_ids(lifted.ground_expr(side, binding), fluents)
+                except (LookupError, PDDLError):
+                    pass
+
+
+def _effect_reads(space: LazyTask, eff: Effect | None, binding: dict[str, int], atoms: set[int],
+                  fluents: set[int]) -> None:
+    match eff:
+        case EffectAnd(parts=ps):
+            for part in ps:
+                _effect_reads(space, part, binding, atoms, fluents)
+        case When(condition=c, effect=e):
+            _lifted_reads(space, c, binding, atoms, fluents)
+            _effect_reads(space, e, binding, atoms, fluents)
+        case ForallEffect(variables=vs, effect=e):
+            for inner in space.lifted._extend(binding, vs):  # noqa: SLF001
+                _effect_reads(space, e, inner, atoms, fluents)
+
+
+class _Footprint:
+    """What a snap action reads and writes in the state before its happening (for interference)."""
+
+    __slots__ = ("add", "additive", "delete", "fluents_read", "fluents_written", "reads")
+
+    def __init__(self, act: GroundAction, state: Any, hidden: int | None, space: LazyTask) -> None:
+        reads: set[int] = set(act.pre) | set(act.neg)
+        fr: set[int] = set()
+        add, delete = set(act.add), set(act.delete)
+        fw: set[int] = set()
+        additive: set[int] = set()
+        binding = act.schema.binding(act.args)
+        _lifted_reads(space, act.schema.decl.precondition, binding, reads, fr)
+        _effect_reads(space, act.schema.decl.effect, binding, reads, fr)
+        updates = list(getattr(act, "numeric", ()))
+        for e in getattr(act, "effects", ()):
+            if e.cond is None or _holds(e.cond, state):
+                add.update(e.add)
+                delete.update(e.delete)
+                updates.extend(e.numeric)
+        for u in updates:
+            target = getattr(u, "target", None)
+            if target is None:
+                continue
+            fw.add(target)
+            if u.op in ("increase", "decrease"):
+                additive.add(target)
+            fluent_ids(u.value, fr)
+        if hidden is not None:
+            fr.discard(hidden)
+            fw.discard(hidden)
+        self.reads, self.add, self.delete = reads, add, delete
+        self.fluents_read, self.fluents_written, self.additive = fr, fw, additive - (fw - additive)
+
+    def interferes(self, other: _Footprint) -> bool:
+        a, b = self, other
+        if (a.add | a.delete) & b.reads or (b.add | b.delete) & a.reads:
+            return True
+        if a.add & b.delete or b.add & a.delete:
+            return True
+        if a.fluents_written & b.fluents_read or b.fluents_written & a.fluents_read:
+            return True
+        both = a.fluents_written & b.fluents_written
+        return bool(both - (a.additive & b.additive))
+
+
+def _holds(f: Any, state: Any) -> bool:
+    from .step import holds
+
+    return holds(f, state)
+
+
+def _with_duration(state: Any, hidden: int | None, value: Value | None) -> None:
+    if hidden is not None and value is not None:
+        state.values[hidden] = value
+
+
+def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
+                        epsilon: Value = DEFAULT_EPSILON, name: str = "<plan>") -> TemporalReport:
+    """Validate a timed plan (steps, or its text, named ``name`` in errors)
+    with the semantics of the module docstring. ``epsilon`` is VAL's ``-t``."""
+    steps = parse_timed_plan(plan, name) if isinstance(plan, str) else list(plan)
+    space = LazyTask(task.lifted)
+    lifted = space.lifted
+    hidden = task.duration_fluent
+    eps = Fraction(epsilon) if not isinstance(epsilon, Fraction) else epsilon
+    state = thaw(space.init)
+    numeric = hasattr(state, "values")
+    failure: TemporalFailure | None = None
+    happenings = 0
+    makespan: Value = 0
+    try:
+        events: dict[Fraction, list[tuple[int, _Snap]]] = {}
+        resolved: list[tuple[TimedStep, Any, tuple[int, ...]]] = []
+        for number, st in enumerate(steps, start=1):
+            durative = task.durative.get(st.name)
+            label = st.text
+            if durative is None and st.name not in task.plain:
+                raise _Failed(TemporalFailure(st.time, number, label, ErrorCode.UNKNOWN_ACTION,
+                                              f"the domain has no action '{st.name}'"))
+            try:
+                schema, args = lifted.resolve(_ref(st, f"{st.name}@start" if durative else st.name))
+            except PDDLError as err:
+                raise _Failed(TemporalFailure(st.time, number, label, err.code, err.message)) from None
+            label = lifted.render_action(schema, args)
+            if durative is None:
+                if st.duration is not None:
+                    pass  # VAL ignores a duration written after a plain action
+                events.setdefault(st.time, []).append((2, _Snap("action", number, label, None, None, at=st.time)))
+                resolved.append((st, schema, args))
+                continue
+            if st.duration is None:
+                raise _Failed(TemporalFailure(st.time, number, label, "MISSING_DURATION",
+                                              "a durative action needs its duration: '[d]' after the action"))
+            if st.duration < 0:  # VAL runs the end before the start instead (docs/time.md)
+                raise _Failed(TemporalFailure(st.time, number, label, "BAD_DURATION",
+                                              f"the duration {to_text(normal(st.duration))} is negative"))
+            resolved.append((st, schema, args))
+            events.setdefault(st.time, []).append((1, _Snap("start", number, label, None, st.duration, at=st.time)))
+            end = _Snap("end", number, label, None, st.duration, at=st.time + st.duration)
+            end.fat = float(st.time) + float(st.duration)
+            events.setdefault(st.time + st.duration, []).append((0, end))
+        for til in task.tils:
+            t = Fraction(til.time.value)
+            events.setdefault(t, []).append((3, _Snap("til", None, _til_text(lifted, til), None, None, til, at=t)))
+        schemas = {n: (s, a) for n, (_, s, a) in enumerate(resolved, start=1)}
+        running: dict[int, tuple[Fraction, Fraction, Any]] = {}  # step -> (start, end, invariant action)
+        for t, group in _happenings(events, eps):
+            happenings += 1
+            snaps = [s for _, s in sorted(group, key=lambda e: e[0])]
+            alone = len(snaps) == 1  # one snap: no other to interfere with, its effects can read the state itself
+            before = state if alone else _copy(state)
+            prints: list[tuple[_Snap, _Footprint | None]] = []
+            # conditions, in the state before the happening
+            for snap in snaps:
+                if snap.kind == "til":  # a timed literal interferes like a snap action that sets its atom (VAL)
+                    if not alone:
+                        prints.append((snap, _til_footprint(space, snap.til)))  # type: ignore[arg-type]
+                    continue
+                schema, args = schemas[snap.step]  # type: ignore[index]
+                if snap.kind in ("start", "end"):
+                    name = schema.name.rsplit("@", 1)[0]
+                    schema = lifted.schema_index[f"{name}@{snap.kind}"]
+                if snap.kind == "start":
+                    _check_duration(task, space, before, snap, t, schema, args)
+                probe = before  # the hidden ?duration slot is set for each reader in turn
+                _with_duration(probe, hidden, snap.duration)
+                act = space.lookup(schema, args)
+                snap.action = act
+                if act is None or not act.applicable(probe):
+                    read = None if act is None else read_error(act, probe)
+                    why = "its condition does not hold" if read is None else read.message
+                    raise _Failed(TemporalFailure(
+                        t, snap.step, f"{snap.label} ({_KIND[snap.kind]})", "INAPPLICABLE_ACTION", why,
+                        tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(probe)))))
+                prints.append((snap, None if alone else _Footprint(act, probe, hidden, space)))
+            # interference within the happening and with happenings closer than epsilon
+            for i, (a, fa) in enumerate(prints):
+                for b, fb in prints[i + 1:]:
+                    if fa.interferes(fb):  # type: ignore[union-attr, arg-type]
+                        raise _Failed(TemporalFailure(t, b.step, b.label, "INTERFERENCE",
+                                                      f"interferes with {a.label} ({_KIND[a.kind]}) at the same time"))
+            # effects: each read in the state before the happening
+            for snap, _ in prints:
+                if snap.kind == "til":
+                    continue
+                try:
+                    apply_snap(state, before, snap.action, snap.duration, hidden)  # type: ignore[arg-type]
+                except NumericError as err:
+                    raise _Failed(TemporalFailure(t, snap.step, snap.label, err.code, err.message)) from None
+            for snap in snaps:
+                if snap.kind == "til":
+                    apply_til(space, state, snap.til)  # type: ignore[arg-type]
+            if space.axioms is not None:
+                derived = space.axioms(_freeze(state))
+                state = thaw(derived)
+            for snap in sorted(snaps, key=lambda s: s.kind != "start"):  # a zero-duration action starts and ends here
+                if snap.kind == "start":
+                    schema, args = schemas[snap.step]  # type: ignore[index]
+                    name = schema.name.rsplit("@", 1)[0]
+                    inv = space.lookup(lifted.schema_index[f"{name}@all"], args)
+                    running[snap.step] = (snap.at, snap.at + snap.duration, inv)  # type: ignore[index, operator]
+                elif snap.kind == "end":
+                    running.pop(snap.step, None)  # type: ignore[arg-type]
+                if snap.kind != "til":  # total-time: the last happening of the plan's own steps (VAL's)
+                    makespan = max(makespan, t)  # type: ignore[type-var, assignment]
+            # invariants in the state after the happening, for every action still running
+            for number, (began, finish, inv) in sorted(running.items()):
+                probe = state
+                schema, args = schemas[number]
+                _with_duration(probe, hidden, finish - began)
+                if inv is None or not inv.applicable(probe):
+                    name = schema.name.rsplit("@", 1)[0]
+                    inv_schema = lifted.schema_index[f"{name}@all"]
+                    label = lifted.render_action(schema, args)
+                    raise _Failed(TemporalFailure(
+                        t, number, f"{label} (over all)", "INVARIANT_VIOLATED",
+                        f"its over all condition does not hold after the happening at {to_text(normal(t))} "
+                        f"(it runs from {to_text(normal(began))} to {to_text(normal(finish))})",
+                        tuple(lifted.unsatisfied(inv_schema.instantiate(args), space.keys(probe)))))
+    except _Failed as failed:
+        failure = failed.failure
+    if failure is not None and failure.time is not None:
+        failure = TemporalFailure(normal(failure.time), failure.step, failure.action, failure.code,
+                                  failure.message, failure.unsatisfied)
+    frozen = _freeze(state)
+    goal = failure is None and space.is_goal(frozen)
+    unsatisfied = () if goal or failure is not None else tuple(lifted.unsatisfied_goals(space.keys(frozen)))
+    metric = None
+    span = normal(makespan) if isinstance(makespan, Fraction) else makespan
+    if goal and lifted.problem.metric is not None:
+        try:
+            metric = lifted.metric_value(state.values if numeric else (), span)  # type: ignore[attr-defined, arg-type]
+        except NumericError:
+            metric = None
+    return TemporalReport(goal, len(steps), happenings, span, goal, unsatisfied, failure, metric,
+                          None if lifted.problem.metric is None else lifted.problem.metric.direction)
+
+
+def apply_snap(state: Any, before: Any, act: GroundAction, duration: Value | None, hidden: int | None) -> None:
+    """Apply ``act``'s effects, computed in ``before`` (the state before its
+    happening, ``?duration`` set to ``duration``), to the mutable ``state``.
+    Raises the :class:`NumericError` of an effect that cannot be executed."""
+    work = before  # everything is computed before ``state`` changes (it may be ``before`` itself)
+    _with_duration(work, hidden, duration)
+    fired = act.fired(work)
+    delete, add = act.changes(work, fired) if fired else act.changes(work)  # type: ignore[call-arg]
+    new = act.new_values(work, fired) if hasattr(act, "new_values") else {}
+    state.difference_update(delete)
+    state.update(add)
+    for i, v in new.items():
+        if i != hidden:
+            state.values[i] = v
+
+
+def _til_footprint(space: LazyTask, til: TimedLiteral) -> _Footprint:
+    """What a timed initial literal writes: its atom (it reads nothing)."""
+    aid = space.intern(space.lifted._ground_key(_til_atom(til)))  # noqa: SLF001
+    fp = _Footprint.__new__(_Footprint)
+    fp.reads, fp.fluents_read, fp.fluents_written, fp.additive = set(), set(), set(), set()
+    fp.add, fp.delete = ({aid}, set()) if isinstance(til.literal, Atom) else (set(), {aid})
+    return fp
+
+
+def apply_til(space: LazyTask, state: Any, til: TimedLiteral) -> None:
+    """Make a timed initial literal true (or false) in the mutable ``state``."""
+    aid = space.intern(space.lifted._ground_key(_til_atom(til)))  # noqa: SLF001
+    if isinstance(til.literal, Atom):
+        state.add(aid)
+    else:
+        state.discard(aid)
+
+
+def duration_window(task: TemporalTask, schema: Any, args: tuple[int, ...], values: Any
+                    ) -> tuple[Value | None, Value | None]:
+    """``(least, most)`` duration the instance may take when it starts in a
+    state with fluent ``values`` (``None``: unbounded). Raises
+    :class:`LookupError` when a bound has no value."""
+    lifted = task.lifted
+    d = task.durative[schema.name.rsplit("@", 1)[0]]
+    binding = schema.binding(args)
+    least: Value | None = None
+    most: Value | None = None
+    for c in d.duration:
+        try:
+            bound = evaluate(lifted.ground_expr(c.value, binding), values)
+        except (TypeError, ZeroDivisionError, PDDLError) as err:
+            raise LookupError(str(err)) from None
+        if c.op in ("=", ">=", ">"):
+            least = bound if least is None else max(least, bound)
+        if c.op in ("=", "<=", "<"):
+            most = bound if most is None else min(most, bound)
+    return least, most
+
+
+def _happenings(events: dict[Fraction, list[tuple[int, _Snap]]], eps: Fraction
+                ) -> Iterable[tuple[Fraction, list[tuple[int, _Snap]]]]:
+    """The plan's happenings: its time points in order, where a time at most
+    ``eps / 10`` after the first time of a happening joins it (VAL's
+    reading of ``-t``: times closer than a tenth of the tolerance are one
+    time; see docs/time.md)."""
+    merge = float(eps) / 10
+    group_time: Fraction | None = None
+    group_float = 0.0
+    group: list[tuple[int, _Snap]] = []
+    for t in sorted(events):
+        here = min(snap.fat for _, snap in events[t])
+        if group_time is not None and here <= group_float + merge:  # VAL's test, rounding included
+            group.extend(events[t])
+            continue
+        if group_time is not None:
+            yield group_time, group
+        group_time, group_float, group = t, here, list(events[t])
+    if group_time is not None:
+        yield group_time, group
+
+
+_KIND = {"start": "start", "end": "end", "action": "action", "til": "timed literal"}
+
+
+def _ref(st: TimedStep, name: str) -> Any:
+    from .model import ActionRef
+
+    return ActionRef(name, st.args, st.span, st.text)
+
+
+def _til_text(lifted: LiftedTask, til: TimedLiteral) -> str:
+    text = lifted.render_key(lifted._ground_key(_til_atom(til)))  # noqa: SLF001
+    return f"(at {til.time} {text if isinstance(til.literal, Atom) else f'(not {text})'})"
+
+
+def _til_atom(til: TimedLiteral) -> Atom:
+    """The atom a timed initial literal makes true or false."""
+    lit = til.literal
+    atom = lit if isinstance(lit, Atom) else lit.operand
+    assert isinstance(atom, Atom)  # the grammar takes a ground atom or its negation only
+    return atom
+
+
+def _copy(state: Any) -> Any:
+    from .step import NumericSet
+
+    if hasattr(state, "values"):
+        return NumericSet(state, list(state.values))
+    return set(state)
+
+
+def _freeze(state: Any) -> Any:
+    if hasattr(state, "values"):
+        return NumericState(state, tuple(state.values))
+    return frozenset(state)
+
+
+def _check_duration(task: TemporalTask, space: LazyTask, before: Any, snap: _Snap, t: Fraction, schema: Any,
+                    args: tuple[int, ...]) -> None:
+    lifted = task.lifted
+    d = task.durative[schema.name.rsplit("@", 1)[0]]
+    binding = schema.binding(args)
+    values = before.values if hasattr(before, "values") else ()
+    dur = normal(snap.duration)  # type: ignore[arg-type]
+    for c in d.duration:
+        try:
+            bound = evaluate(lifted.ground_expr(c.value, binding), values)
+        except (TypeError, LookupError, ZeroDivisionError, PDDLError):
+            raise _Failed(TemporalFailure(t, snap.step, snap.label, "BAD_DURATION",
+                                          f"the duration bound {_show(c.value)} has no value here")) from None
+        if not _duration_ok(c.op, dur, bound):
+            raise _Failed(TemporalFailure(
+                t, snap.step, snap.label, "BAD_DURATION",
+                f"the duration {to_text(dur)} does not satisfy (?duration {c.op} {_show(c.value)}) "
+                f"= {to_text(bound)}"))
+
+
+_DURATION_TOLERANCE = Fraction(1, 10000)
+"""Slack when a duration is compared with its bound: plans write durations rounded to 4 decimals (as LPG does)."""
+
+
+def _duration_ok(op: str, dur: Value, bound: Value | None) -> bool:
+    if bound is None:
+        return True
+    tol = _DURATION_TOLERANCE
+    if op == "=":
+        return abs(Fraction(dur) - Fraction(bound)) <= tol
+    if op in ("<=", "<"):
+        return dur <= bound + tol if op == "<=" else dur < bound + tol
+    return dur >= bound - tol if op == ">=" else dur > bound - tol
+
+
+def _show(e: NumExpr) -> str:
+    match e:
+        case BinaryExpr(op=op, left=l, right=None):
+            return f"(- {_show(l)})"
+        case BinaryExpr(op=op, left=l, right=r):
+            return f"({op} {_show(l)} {_show(r)})"  # type: ignore[arg-type]
+    return str(e)
+
+
+def timed_plan_text(steps: Iterable[TimedStep]) -> str:
+    """The IPC text of timed steps (what VAL reads)."""
+    out = []
+    for s in steps:
+        dur = f" [{to_text(normal(s.duration))}]" if s.duration is not None else ""
+        out.append(f"{to_text(normal(s.time))}: {s.text}{dur}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,432 @@
+"""Stepping through time: a session on a temporal task (issue 31).
+
+The state is the atoms and values, the clock and the running actions (each
+with its start time and the window in which it may end). An agent starts a
+durative action now, ends a running one when its duration allows it, runs a
+plain action now, and lets time pass (to a given time, or to the next event:
+the earliest time a running action may or must end, or a timed initial
+literal). Everything it does at one clock time is one *happening*, judged as
+the validator judges it (:mod:`pypddlengine.temporal`, the same helpers):
+each snap action's condition is checked in the state at the start of the
+happening, it must not interfere with the snap actions already done at that
+time, and every running action's ``over all`` condition must hold after it.
+A step that would break any of these is refused with its reason and changes
+nothing. The history is a timed plan; :meth:`TemporalSession.validate` judges
+it with the validator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .errors import ActionReferenceError, NumericError, PDDLError
+from .exact import Value, normal, to_text
+from .lazy import LazyTask
+from .model import ActionRef
+from .step import thaw
+from .syntax import parse_action_ref
+from .temporal import (
+    DEFAULT_EPSILON,
+    TemporalReport,
+    TemporalTask,
+    _copy,
+    _duration_ok,
+    _Footprint,
+    _freeze,
+    _til_footprint,
+    _uses_duration,
+    _with_duration,
+    apply_snap,
+    apply_til,
+    duration_window,
+    validate_timed_plan,
+)
+
+__all__ = ["Running", "StepRefused", "TemporalSession"]
+
+
+class StepRefused(PDDLError):
+    """A temporal step that cannot be taken now; ``details`` say why (``unsatisfied``, ``window``, ...)."""
+
+    default_code = "STEP_REFUSED"
+
+
+@dataclass(frozen=True)
+class Running:
+    """A running durative action: ``id`` (to end it by), when it started and
+    the window ``[least, most]`` of durations it may take (``None``: unbounded)."""
+
+    id: int
+    action: str
+    name: str
+    args: tuple[int, ...]
+    start: Fraction
+    least: Value | None
+    most: Value | None
+    duration: Value | None = None
+    """Fixed when it started, when the plan had to say it then (its start reads ``?duration``)."""
+
+    @property
+    def earliest_end(self) -> Fraction:
+        return self.start + Fraction(self.least or 0) if self.duration is None else self.start + Fraction(self.duration)
+
+    @property
+    def latest_end(self) -> Fraction | None:
+        if self.duration is not None:
+            return self.start + Fraction(self.duration)
+        return None if self.most is None else self.start + Fraction(self.most)
+
+    def to_dict(self) -> dict[str, Any]:
+        latest = self.latest_end
+        return {"id": self.id, "action": self.action, "start": _num(self.start),
+                "earliest_end": _num(self.earliest_end), "latest_end": None if latest is None else _num(latest)}
+
+
+def _num(v: Value | Fraction) -> Any:
+    n = normal(v) if isinstance(v, Fraction) else v
+    return n if isinstance(n, int) else float(n)
+
+
+@dataclass
+class _Moment:
+    """Everything a step changes (copied for undo and checkpoints)."""
+
+    state: Any
+    clock: Fraction
+    before: Any
+    prints: list[Any]
+    running: dict[int, Running]
+    history: list[tuple[Fraction, str, Value | None, int | None]] = field(default_factory=list)
+    tils_done: int = 0
+    next_id: int = 1
+
+    def copy(self) -> _Moment:
+        return _Moment(_copy(self.state), self.clock, _copy(self.before), list(self.prints), dict(self.running),
+                       list(self.history), self.tils_done, self.next_id)
+
+
+class TemporalSession:
+    """A session on a :class:`~pypddlengine.temporal.TemporalTask` (see the module docstring)."""
+
+    def __init__(self, task: TemporalTask, epsilon: Value = DEFAULT_EPSILON) -> None:
+        self.task = task
+        self.space = LazyTask(task.lifted)
+        self.lifted = task.lifted
+        self.hidden = task.duration_fluent
+        self.epsilon = Fraction(epsilon)
+        self.tils = sorted(task.tils, key=lambda t: Fraction(t.time.value))
+        state = thaw(self.space.init)
+        self._m = _Moment(state, Fraction(0), _copy(state), [], {})
+        self._undo: list[_Moment] = []
+        self._checkpoints: dict[str, _Moment] = {}
+        self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
+            _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
+        self._apply_tils_until(Fraction(0))
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def clock(self) -> Fraction:
+        return self._m.clock
+
+    @property
+    def running(self) -> list[Running]:
+        return sorted(self._m.running.values(), key=lambda r: (r.start, r.id))
+
+    def facts(self) -> list[str]:
+        """The atoms that hold now (static ones included), as PDDL text."""
+        return sorted(self.lifted.render_key(k) for k in self.space.keys(_freeze(self._m.state)))
+
+    def values(self) -> list[str]:
+        values = getattr(self._m.state, "values", None)
+        if values is None:
+            return []
+        return [v for v in self.lifted.render_values(values) if not v.startswith("@")]
+
+    def unsatisfied_goals(self) -> list[str]:
+        return list(self.lifted.unsatisfied_goals(self.space.keys(_freeze(self._m.state))))
+
+    def goal_reached(self) -> bool:
+        """The goal holds and nothing is running (a running action is not a plan yet)."""
+        return not self._m.running and self.space.is_goal(_freeze(self._m.state))
+
+    def next_event(self) -> Fraction | None:
+        """The next time something happens or may happen: a running action's
+        earliest or latest end, or a timed initial literal."""
+        times = [t for r in self._m.running.values() for t in (r.earliest_end, r.latest_end)
+                 if t is not None and t > self.clock]
+        times += [Fraction(til.time.value) for til in self.tils[self._m.tils_done:]]
+        return min(times) if times else None
+
+    def observation(self) -> dict[str, Any]:
+        nxt = self.next_event()
+        return {"clock": _num(self.clock), "running": [r.to_dict() for r in self.running],
+                "next_event": None if nxt is None else _num(nxt), "goal_reached": self.goal_reached(),
+                "unsatisfied_goals": self.unsatisfied_goals()}
+
+    def applicable(self) -> dict[str, list[dict[str, Any]]]:
+        """What may happen now: durative actions that may start (with their
+        duration windows), running actions that may end, plain actions."""
+        before = _freeze(self._m.before)
+        starts, plain = [], []
+        for act in self.space.applicable(before):
+            name = act.schema.name
+            if name.endswith("@start"):
+                text = self.lifted.render_action(act.schema, act.args)
+                try:
+                    least, most = duration_window(self.task, act.schema, act.args, getattr(before, "values", ()))
+                except LookupError:
+                    continue
+                if least is not None and most is not None and least > most:
+                    continue
+                if self._interferes(act, least):
+                    continue
+                inv = self.space.lookup(self.lifted.schema_index[name.replace("@start", "@all")], act.args)
+                if inv is None or not inv.applicable(self._m.state):  # it would break its own over all condition
+                    continue
+                starts.append({"action": text, "least": None if least is None else _num(least),
+                               "most": None if most is None else _num(most)})
+            elif "@" not in name and not self._interferes(act, None):
+                plain.append({"action": self.lifted.render_action(act.schema, act.args)})
+        ends = []
+        for r in self.running:
+            try:
+                self._end_checks(r)
+            except StepRefused:
+                continue
+            ends.append(r.to_dict())
+        return {"start": starts, "end": ends, "actions": plain}
+
+    # ------------------------------------------------------------------ steps
+
+    def start(self, action: str, duration: Value | str | None = None) -> Running:
+        """Start a durative action now. ``duration``: needed when its window is
+        not one value and its start reads ``?duration``; else the end decides."""
+        name, schema, args, text = self._resolve(action, "@start")
+        values = getattr(self._m.before, "values", ())
+        try:
+            least, most = duration_window(self.task, schema, args, values)
+        except LookupError as err:
+            raise StepRefused(f"{text} cannot start: its duration has no value ({err})") from None
+        dur: Value | None = None if duration is None else normal(Fraction(str(duration)))
+        if dur is None and least is not None and least == most:
+            dur = least
+        if dur is not None and (dur < 0 or not all(_duration_ok(op, dur, bound) for op, bound in
+                                                    (("<=", most), (">=", least)) if bound is not None)):
+            raise StepRefused(f"{text} cannot take {to_text(dur)}: its duration must lie in "
+                              f"[{_show(least)}, {_show(most)}]", details={"least": least, "most": most})
+        if dur is None and self._start_reads[name]:
+            raise StepRefused(f"{text} reads ?duration when it starts: give its duration "
+                              f"(in [{_show(least)}, {_show(most)}])", details={"least": least, "most": most})
+        run = Running(self._m.next_id, text, name, args, self.clock, least, most, dur)
+        inv = self.space.lookup(self.lifted.schema_index[f"{name}@all"], args)
+
+        def done(m: _Moment) -> None:
+            m.running[run.id] = run
+            m.next_id += 1
+            m.history.append((self.clock, text, dur, run.id))
+
+        self._snap(schema, args, text, "start", dur if dur is not None else least, done, extra=(run, inv))
+        if run.latest_end == self.clock:  # a zero duration: it ends in this happening
+            self.end(run.id)
+        return run
+
+    def end(self, which: int | str) -> None:
+        """End a running action (by its id, or by its text: the earliest started)."""
+        run = self._running(which)
+        schema, dur = self._end_checks(run)
+
+        def done(m: _Moment) -> None:
+            del m.running[run.id]
+            m.history = [(t, a, dur if i == run.id else d, i) for t, a, d, i in m.history]
+
+        self._snap(schema, run.args, run.action, "end", dur, done)
+
+    def execute(self, action: str) -> None:
+        """Run a plain (instantaneous) action now."""
+        _, schema, args, text = self._resolve(action, "")
+
+        def done(m: _Moment) -> None:
+            m.history.append((self.clock, text, None, None))
+
+        self._snap(schema, args, text, "action", None, done)
+
+    def advance(self, to: Value | str | None = None) -> Fraction:
+        """Let time pass to ``to``, or to :meth:`next_event`. Timed initial
+        literals on the way happen. Refused when a running action would pass
+        the end of its window, or an ``over all`` condition would break."""
+        target = self.next_event() if to is None else Fraction(str(to))
+        if target is None:
+            raise StepRefused("nothing is running and no timed literal is due: give a time to advance to")
+        if target - self.clock <= self.epsilon / 10:
+            raise StepRefused(f"time must move on by more than {to_text(normal(self.epsilon / 10))} "
+                              f"(a tenth of epsilon: closer times are one happening)")
+        for r in self.running:
+            late = r.latest_end
+            if late is not None and late < target:
+                raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
+                                  f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
+        saved = self._m.copy()
+        try:
+            self._apply_tils_until(target)
+        except StepRefused:
+            self._m = saved
+            raise
+        self._undo.append(saved)
+        self._arrive(target)
+        return target
+
+    # ------------------------------------------------------------------ history
+
+    def history(self) -> list[tuple[Fraction, str, Value | None]]:
+        """The timed plan so far: ended durative actions and plain actions (a running action is not in it)."""
+        ended = [(t, a, d) for t, a, d, i in self._m.history if i is None or i not in self._m.running]
+        return sorted(ended, key=lambda s: s[0])
+
+    def plan_text(self) -> str:
+        return "".join(f"{to_text(normal(t))}: {a}{'' if d is None else f' [{to_text(d)}]'}\n"
+                       for t, a, d in self.history())
+
+    def validate(self) -> TemporalReport:
+        """Judge the history with the validator (the same semantics)."""
+        return validate_timed_plan(self.task, self.plan_text(), self.epsilon)
+
+    def undo(self) -> bool:
+        if not self._undo:
+            return False
+        self._m = self._undo.pop()
+        return True
+
+    def checkpoint(self, name: str) -> None:
+        self._checkpoints[name] = self._m.copy()
+
+    def restore(self, name: str) -> None:
+        if name not in self._checkpoints:
+            raise StepRefused(f"no checkpoint named '{name}'")
+        self._undo.append(self._m)
+        self._m = self._checkpoints[name].copy()
+
+    # ------------------------------------------------------------------ inside
+
+    def _resolve(self, action: str, suffix: str) -> tuple[str, Any, tuple[int, ...], str]:
+        ref = parse_action_ref(action)
+        if suffix and ref.name not in self.task.durative:
+            hint = "run it with execute" if ref.name in self.task.plain else "see the domain's actions"
+            raise ActionReferenceError(f"'{ref.name}' is not a durative action ({hint})")
+        if not suffix and ref.name not in self.task.plain:
+            hint = "start it, then end it" if ref.name in self.task.durative else "see the domain's actions"
+            raise ActionReferenceError(f"'{ref.name}' is not a plain action ({hint})")
+        schema, args = self.lifted.resolve(ActionRef(ref.name + suffix, ref.args, ref.span, ref.text))
+        return ref.name, schema, args, self.lifted.render_action(schema, args)
+
+    def _running(self, which: int | str) -> Running:
+        if isinstance(which, int) or (isinstance(which, str) and which.strip().isdigit()):
+            found = self._m.running.get(int(which))
+            if found is None:
+                raise StepRefused(f"no running action has id {which}")
+            return found
+        ref = parse_action_ref(which)
+        matches = [r for r in self.running if r.name == ref.name and
+                   tuple(self.lifted.objects[a] for a in r.args) == ref.args]
+        if not matches:
+            raise StepRefused(f"{ref} is not running")
+        due = [r for r in matches if r.earliest_end <= self.clock]
+        return (due or matches)[0]
+
+    def _end_checks(self, run: Running) -> tuple[Any, Value]:
+        dur = normal(self.clock - run.start)
+        if run.duration is not None and dur != run.duration:
+            raise StepRefused(f"{run.action} (id {run.id}) ends at {to_text(normal(run.start + Fraction(run.duration)))} "
+                              f"(its duration is {to_text(run.duration)}), not now")
+        if not all(_duration_ok(op, dur, bound) for op, bound in (("<=", run.most), (">=", run.least))
+                   if bound is not None):
+            raise StepRefused(f"{run.action} (id {run.id}) may end between "
+                              f"{to_text(normal(run.earliest_end))} and "
+                              f"{'any time' if run.latest_end is None else to_text(normal(run.latest_end))}, "
+                              f"not at {to_text(normal(self.clock))}", details={"least": run.least, "most": run.most})
+        return self.lifted.schema_index[f"{run.name}@end"], dur
+
+    def _interferes(self, act: Any, duration: Value | None) -> bool:
+        probe = _copy(self._m.before)
+        _with_duration(probe, self.hidden, duration)
+        mine = _Footprint(act, probe, self.hidden, self.space)
+        return any(mine.interferes(other) for other in self._m.prints)
+
+    def _snap(self, schema: Any, args: tuple[int, ...], text: str, kind: str, duration: Value | None,
+              done: Any, extra: tuple[Running, Any] | None = None) -> None:
+        m = self._m
+        act = self.space.lookup(schema, args)
+        probe = _copy(m.before)
+        _with_duration(probe, self.hidden, duration)
+        what = {"start": "start", "end": "end", "action": "run"}[kind]
+        if act is None or not act.applicable(probe):
+            unsatisfied = self.lifted.unsatisfied(schema.instantiate(args), self.space.keys(_freeze(probe)))
+            raise StepRefused(f"{text} cannot {what} now: its {kind if kind != 'action' else ''} condition does not "
+                              "hold (conditions are read in the state at the start of this happening)".replace("  ", " "),
+                              details={"unsatisfied": list(unsatisfied)})
+        mine = _Footprint(act, probe, self.hidden, self.space)
+        for other in m.prints:
+            if mine.interferes(other):
+                raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "
+                                  "already taken at this time; advance the clock first")
+        saved = m.copy()
+        try:
+            apply_snap(m.state, m.before, act, duration, self.hidden)
+        except NumericError as err:
+            self._m = saved
+            raise StepRefused(f"{text} cannot {what}: {err.message}") from None
+        if self.space.axioms is not None:
+            m.state = thaw(self.space.axioms(_freeze(m.state)))
+        m.prints.append(mine)
+        done(m)
+        broken = self._broken_invariants(extra)
+        if broken:
+            self._m = saved
+            raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
+                              + "; ".join(f"{r.action} (id {r.id}): {', '.join(u)}" for r, u in broken),
+                              details={"broken": [r.id for r, _ in broken]})
+        self._undo.append(saved)
+
+    def _broken_invariants(self, extra: tuple[Running, Any] | None = None) -> list[tuple[Running, list[str]]]:
+        broken = []
+        state = self._m.state
+        for r in self._m.running.values():
+            if r.latest_end == self.clock and r.duration is not None:
+                continue  # ends in this happening (its invariant holds on the open interval only)
+            inv = extra[1] if extra is not None and r.id == extra[0].id else self.space.lookup(
+                self.lifted.schema_index[f"{r.name}@all"], r.args)
+            probe = _copy(state)
+            _with_duration(probe, self.hidden, r.duration if r.duration is not None else r.least)
+            if inv is None or not inv.applicable(probe):
+                schema = self.lifted.schema_index[f"{r.name}@all"]
+                broken.append((r, list(self.lifted.unsatisfied(schema.instantiate(r.args),
+                                                              self.space.keys(_freeze(probe))))))
+        return broken
+
+    def _arrive(self, t: Fraction) -> None:
+        self._m.clock = t
+        self._m.before = _copy(self._m.state)
+        self._m.prints = []
+
+    def _apply_tils_until(self, target: Fraction) -> None:
+        m = self._m
+        while m.tils_done < len(self.tils) and Fraction(self.tils[m.tils_done].time.value) <= target:
+            til = self.tils[m.tils_done]
+            t = Fraction(til.time.value)
+            if t > m.clock:
+                self._arrive(t)
+            apply_til(self.space, m.state, til)
+            m.prints.append(_til_footprint(self.space, til))  # a step at this time must not interfere with it
+            m.tils_done += 1
+            broken = self._broken_invariants()
+            if broken:
+                raise StepRefused(f"time cannot pass {to_text(normal(t))}: the timed literal there breaks the over "
+                                  "all condition of " + "; ".join(f"{r.action} (id {r.id})" for r, _ in broken))
+        if self.space.axioms is not None:
+            m.state = thaw(self.space.axioms(_freeze(m.state)))
+
+
+def _show(v: Value | None) -> str:
+    return "unbounded" if v is None else to_text(v)
