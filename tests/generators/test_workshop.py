@@ -1,11 +1,13 @@
 """The bundled temporal domain ``workshop`` and its generator (issue 31).
 
-VAL is the judge (the engine loads durative actions once issue 31's engine
-side is in): every bundled problem, and generated ones, has a plan VAL
-accepts, built here by the pair schedule the generator's docstring argues
-with (so "solvable by construction" is checked, not assumed); the problems
-with a dark bay need concurrency, stated with VAL on the same plan made
-sequential; LPG's and TAMER's plans where they find one.
+Every bundled problem, and generated ones, has a plan VAL accepts, built here
+by the pair schedule the generator's docstring argues with (so "solvable by
+construction" is checked, not assumed); the problems with a dark bay need
+concurrency, stated with VAL on the same plan made sequential; LPG's and
+TAMER's plans where they find one. The engine's temporal stage gives VAL's
+verdicts and values on the same plans, and a TemporalSession stepping
+through the witness (start, wait, end) reaches the goal with a history both
+judge valid.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from temporal_oracles import (
 from pypddl_experiments.generators import workshop, workshop_deadline
 from pypddl_experiments.planners.cli import generate
 from pypddlengine.bundled import bundled_task, bundled_tasks
+from pypddlengine.temporal import load_temporal, validate_timed_plan
+from pypddlengine.temporal_session import TemporalSession
 
 needs_val = pytest.mark.skipif(val_unavailable_reason() is not None, reason=str(val_unavailable_reason()))
 TASKS = bundled_tasks("workshop")
@@ -204,3 +208,40 @@ def test_lpg_plans_only_where_no_lamp_is_needed() -> None:
     plan = lpg_plan(domain, problem, timeout=30)
     assert plan is not None and val_timed_verdict(domain, problem, plan, epsilon=0.001).valid
     assert lpg_plan(*bundled_task("workshop/p02"), timeout=30) is None
+
+
+@needs_val
+@pytest.mark.parametrize("name", TASKS)
+def test_our_validator_gives_vals_verdicts_on_the_witness_and_its_sequential_form(name: str) -> None:
+    domain, problem = bundled_task(name)
+    task = load_temporal(str(domain), str(problem))
+    for plan in (witness_plan(problem), sequential(witness_plan(problem))):
+        ours, val = validate_timed_plan(task, plan), val_timed_verdict(domain, problem, plan)
+        assert ours.valid == val.valid, (plan, ours, val.failure)
+        if val.valid:
+            assert float(ours.makespan) == pytest.approx(val.value)
+
+
+@needs_val
+@pytest.mark.parametrize("name", TASKS)
+def test_a_session_steps_through_the_witness_to_the_goal(name: str) -> None:
+    """Start each action at its time, let time pass, end it when its duration
+    is up: the goal is reached, and the session's history (a timed plan) is
+    valid for the session's validator and for VAL."""
+    domain, problem = bundled_task(name)
+    session = TemporalSession(load_temporal(str(domain), str(problem)))
+    steps = parse_timed_plan(witness_plan(problem))
+    events = sorted([(Decimal(s.start), 1, i) for i, s in enumerate(steps)]
+                    + [(Decimal(s.end), 0, i) for i, s in enumerate(steps)])
+    started: dict[int, int] = {}
+    for at, kind, i in events:
+        if at > session.clock:
+            session.advance(str(at))
+        if kind == 1:
+            started[i] = session.start(steps[i].action).id
+        else:
+            session.end(started[i])
+    assert session.goal_reached()
+    assert session.validate().valid
+    verdict = val_timed_verdict(domain, problem, session.plan_text())
+    assert verdict.valid, (session.plan_text(), verdict.failure)

@@ -102,7 +102,7 @@ def test_the_estimate_refuses_no_bundled_task() -> None:
     from temporal_pending import pending
 
     for name in bundled_tasks():
-        if pending(name):  # issue 31: the engine loads temporal tasks once its time support is merged
+        if pending(name):  # a temporal task: the classical session refuses it (tests/generators/test_workshop.py)
             continue
         d, p = bundled_task(name)
         assert open_session(d, p).task.actions, name
