@@ -94,7 +94,7 @@ def test_batch_runs_temporal_tasks_with_the_temporal_configs() -> None:
 def test_lpg_solves_and_val_agrees(tmp_path: Path) -> None:
     domain, problem = SATELLITE / "domain.pddl", SATELLITE / "instance-1.pddl"
     result = run_temporal(domain, problem, "lpg", time_limit=60, workdir=tmp_path / "run")
-    assert result.outcome is Outcome.SOLVED and result.plan_valid is True and result.validator == "VAL"
+    assert result.outcome is Outcome.SOLVED and result.plan_valid is True and result.validator == "pypddlengine"
     text = result.plan_text()
     assert all(line == line.lower() and not line.endswith(")") for line in text.splitlines())
     verdict = val_timed_verdict(domain, problem, text, epsilon=JUDGE_EPSILON)  # the oracle, run separately

@@ -37,6 +37,7 @@ from pypddlengine.lifted import LiftedTask
 
 from .fd import (
     DEFAULT_MEMORY_MB,
+    VALIDATOR_ENGINE,
     VALIDATOR_VAL,
     FDResult,
     FoundPlan,
@@ -105,17 +106,29 @@ def timed_plan_lines(text: str) -> tuple[str, ...]:
 
 
 def judge_timed_plan(domain: Path, problem: Path, plan_text: str) -> tuple[bool | None, str, float | None, str | None]:
-    """HOOK for the engine's temporal validator (issue 31): ``(valid, message,
-    value, validator)`` for a planner's timed plan. Today VAL judges it at
-    :data:`JUDGE_EPSILON`; ``value`` is VAL's final value (the metric, or the
-    makespan without one). Once the engine validates temporal plans, call it
-    here (and keep VAL behind ``--crosscheck``)."""
-    verdict = val_run(domain, problem, plan_text, epsilon=JUDGE_EPSILON)
-    if verdict.verdict is None:
-        return None, f"not validated: the engine cannot check temporal plans yet and VAL gave no verdict " \
-                     f"({verdict.problem})", None, None
-    word = "valid" if verdict.verdict else "invalid"
-    return verdict.verdict, f"VAL (-t {JUDGE_EPSILON:g}): {word} plan", verdict.value, VALIDATOR_VAL
+    """``(valid, message, value, validator)`` for a planner's timed plan: the
+    engine's temporal validator at :data:`JUDGE_EPSILON` (VAL's semantics;
+    ``value`` the metric, or the makespan without one). A task the engine
+    cannot load (a feature it refuses) goes to VAL instead, which the message
+    says; ``--crosscheck`` runs VAL beside the engine as for classical plans."""
+    from pypddlengine.errors import PDDLError
+    from pypddlengine.temporal import load_temporal, validate_timed_plan
+
+    try:
+        report = validate_timed_plan(load_temporal(str(domain), str(problem)), plan_text, epsilon=JUDGE_EPSILON)
+    except PDDLError as err:
+        verdict = val_run(domain, problem, plan_text, epsilon=JUDGE_EPSILON)
+        if verdict.verdict is None:
+            return None, f"not validated: the engine cannot check it ({err.code}) and VAL gave no verdict " \
+                         f"({verdict.problem})", None, None
+        word = "valid" if verdict.verdict else "invalid"
+        return verdict.verdict, f"VAL (-t {JUDGE_EPSILON:g}, the engine cannot load it: {err.code}): {word} plan", \
+            verdict.value, VALIDATOR_VAL
+    value = report.metric if report.metric is not None else report.makespan
+    if report.valid:
+        return True, f"valid plan (-t {JUDGE_EPSILON:g})", float(value), VALIDATOR_ENGINE
+    why = report.failure.message if report.failure else "the goal does not hold at the end"
+    return False, f"invalid plan (-t {JUDGE_EPSILON:g}): {why}", None, VALIDATOR_ENGINE
 
 
 def _found(path: Path, steps: tuple[str, ...], start_epoch: float, time_limit: float, complete: bool,
