@@ -341,8 +341,15 @@ class _Checker:
             self._check_type_names(decl.types, decl.span, f" (the type of {kind} '{decl.display or decl.name}')",
                                    decl.type_spans)
         if decl.name in table:
-            self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
-                       f"the {kind} '{decl.display or decl.name}' is declared twice", decl.span)
+            # VAL reads a second declaration as a second type: the object belongs to each (IPC 2011 Temporal
+            # Machine Shop writes 'kiln0 - kiln8' and 'kiln0 - kiln20'); the lifted task does the same
+            before = table[decl.name]
+            merged = tuple(dict.fromkeys((*before, *decl.types)))
+            also = "" if merged == before else \
+                f"; it belongs to each of its types ({', '.join(merged)}), as VAL reads it"
+            self.warn(ErrorCode.DUPLICATE_DEFINITION,
+                      f"the {kind} '{decl.display or decl.name}' is declared twice{also}", decl.span)
+            table[decl.name] = merged
             return
         table[decl.name] = decl.types
 

@@ -222,12 +222,14 @@ class LiftedTask:
         decl_types: list[tuple[str, ...]] = []
         index: dict[str, int] = {}
         for decl in (*domain.constants, *problem.objects):
-            if decl.name in index:
+            ts = decl.types if all(t in types for t in decl.types) else (OBJECT_TYPE,)
+            if decl.name in index:  # declared again: of each type it is declared with (the checker warns)
+                at = index[decl.name]
+                decl_types[at] = tuple(dict.fromkeys((*decl_types[at], *ts)))
                 continue
             index[decl.name] = len(names)
             names.append(decl.name)
             display.append(decl.display or decl.name)
-            ts = decl.types if all(t in types for t in decl.types) else (OBJECT_TYPE,)
             decl_types.append(ts)
         self.objects: tuple[str, ...] = tuple(names)
         self.object_display: tuple[str, ...] = tuple(display)

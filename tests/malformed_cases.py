@@ -93,7 +93,6 @@ CASES: list[tuple[str, str | bytes, str | bytes | None, str, int, int, str]] = [
     ("undefined-object", BASE_DOMAIN, p("(clear b) (handempty)", "(clear c) (handempty)"), "UNDEFINED_OBJECT", 4, 27, "'c'"),
     ("init-arity", BASE_DOMAIN, p("(clear b) (handempty)", "(clear b a) (handempty)"), "ARITY_MISMATCH", 4, 20, "clear"),
     ("goal-undefined-predicate", BASE_DOMAIN, p("(and (on a b))", "(and (above a b))"), "UNDEFINED_PREDICATE", 5, 15, "above"),
-    ("duplicate-object", BASE_DOMAIN, p("(:objects a b - block)", "(:objects a b a - block)"), "DUPLICATE_DEFINITION", 3, 17, "'a'"),
     ("variable-in-init", BASE_DOMAIN, p("(clear b) (handempty)", "(clear ?b) (handempty)"), "SYNTAX_ERROR", 4, 27, "?b"),
     ("duplicate-init", BASE_DOMAIN, p("(:goal", "(:init) (:goal"), "DUPLICATE_SECTION", 5, 4, ":init"),
     ("problem-given-as-domain", BASE_PROBLEM, None, "WRONG_FILE_KIND", 1, 18, "found a problem"),

@@ -162,8 +162,8 @@ def _sweep(limit: int | None) -> None:
         except PDDLError as err:  # refused: located, with a code
             assert err.span is not None and err.source is not None, (name, err.render())
             refused.append(f"{name}/{problem_path.name}: {err.code}")
-    # Temporal Machine Shop declares one object twice with two types (VAL accepts it; see docs/time.md)
-    assert all("temporal-machine-shop" in r and "DUPLICATE_DEFINITION" in r for r in refused), refused
+    # every task loads (Temporal Machine Shop's object declared with two types is of both, as VAL reads it)
+    assert not refused, refused
     assert loaded >= len(temporal_tasks(limit)) - len(refused) > 0
 
 
