@@ -358,7 +358,8 @@ class ExamTask:
 
     def landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
         """Classify atoms as fact landmarks of the state: ``yes`` (every plan
-        makes it true at some point), ``no`` (some plan never does),
+        makes it true at some point), ``no`` (some plan never does; atoms that
+        never hold included),
         ``maybe`` (undecided within the limit). By default every atom of the
         task that holds neither in the state nor in the goal; when the task
         has no plan, nothing is a landmark question: all ``maybe`` stays empty
@@ -402,7 +403,17 @@ class ExamTask:
             else:
                 no.update(avoided(found))
         text = self.atom_text
-        return {"yes": sorted(map(text, yes)), "no": sorted(map(text, no)), "maybe": sorted(map(text, maybe))}
+        never: list[str] = []
+        if plan or no:  # the task has a plan: an atom that can never hold is no landmark
+            relaxed = self.relaxed_atoms()
+            ids = self.task.atom_ids
+            goal_keys = set(self.lifted.goal_pos)
+            for p, args in self._typed_atoms():
+                key = (p, *args)
+                if key not in goal_keys and ids.get(key, -1) not in relaxed:
+                    never.append(self.lifted.render_key(key))
+        return {"yes": sorted(map(text, yes)), "no": sorted([*map(text, no), *never]),
+                "maybe": sorted(map(text, maybe))}
 
     def _relaxed_without(self, atom: int) -> bool:
         """Whether the goal is relaxed-unreachable once no action may add ``atom``."""

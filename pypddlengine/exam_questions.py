@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -153,7 +154,7 @@ def compare(doc: Mapping[str, Any], answer: Any) -> tuple[str, str]:
 
     ``app``, ``prog``, ``val``: equality. ``just``: the same multiset of
     removable steps and pairs (the number after a single step is not
-    compared). ``reach``/``areach``: every labelled item is in the answer and
+    compared; an answer with more removals than the label is a deviation). ``reach``/``areach``: every labelled item is in the answer and
     the label is empty exactly when the answer is (the label lists some
     items, "none" when empty). ``land``: the labelled ``yes`` within the
     answer's ``yes``, the labelled ``no`` within its ``no``. ``nexta``: the
@@ -179,7 +180,12 @@ def compare(doc: Mapping[str, Any], answer: Any) -> tuple[str, str]:
     elif task == "just":
         def entries(xs: Any) -> list[tuple[str, ...]]:  # the steps, without the number of a single step
             return sorted(tuple(normal_text(a) for a in x if a.strip().startswith("(")) for x in xs)
-        ok = entries(answer) == entries(label)
+        ours, theirs = Counter(entries(answer)), Counter(entries(label))
+        if ours == theirs:
+            return "agree", ""
+        if not theirs - ours:
+            return "deviation", f"also removable: {sorted((ours - theirs).elements())[:2]}"
+        return "differ", f"not removable: {sorted((theirs - ours).elements())[:2]}"
     elif task == "land":
         ly, ln = _set(label["yes"]), _set(label["no"])
         oy, on = _set(answer["yes"]), _set(answer["no"])
