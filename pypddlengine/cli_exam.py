@@ -60,3 +60,53 @@ def answer(files: tuple[str, ...], compare: bool, state_limit: int | None) -> No
                               if summary[(t, f, v)])
             click.echo(f"{t:7} {f:5} {parts}", err=True)
     sys.exit(OK)
+
+
+@exam.command("make")
+@click.argument("domain", type=click.Path(exists=True, dir_okay=False))
+@click.argument("problems", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--per-task", type=click.IntRange(1, None), default=2, show_default=True,
+              help="Sampled states per task and problem (each gives one question per format).")
+@click.option("--depths", default="1,3,6", show_default=True, help="Random-walk depths of the sampled states.")
+@click.option("--tasks", default=",".join(("app", "prog", "reach", "val", "areach", "just", "land", "nexta")),
+              show_default=True)
+@click.option("--formats", default="gen,bool,mcq", show_default=True)
+@click.option("--relabel", "relabel_seed", type=int, default=None,
+              help="Ask about a consistently renamed copy of the domain (names drawn with this seed).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write a JSON list here (else stdout).")
+def make(domain: str, problems: tuple[str, ...], seed: int, per_task: int, depths: str, tasks: str, formats: str,
+         relabel_seed: int | None, out: str | None) -> None:
+    """Write seeded question sets about DOMAIN and PROBLEMS in ACPBench's schema."""
+    from pathlib import Path
+
+    from .errors import PDDLError
+    from .exam_make import make_questions
+
+    try:
+        domain_text = Path(domain).read_text()
+        problem_texts = [Path(p).read_text() for p in problems]
+        if relabel_seed is not None:
+            from .printer import format_domain, format_problem
+            from .relabel import relabel
+            from .syntax import parse_domain, parse_problem
+
+            new_domain, new_problems, _ = relabel(parse_domain(domain_text, filename=domain),
+                                                  [parse_problem(t, filename=p) for t, p in zip(problem_texts, problems)],
+                                                  relabel_seed)
+            domain_text = format_domain(new_domain)
+            problem_texts = [format_problem(p) for p in new_problems]
+        docs = []
+        for i, text in enumerate(problem_texts):
+            docs += make_questions(domain_text, text, seed=seed + i, per_task=per_task,
+                                   depths=[int(d) for d in depths.split(",")], tasks=tasks.split(","),
+                                   formats=formats.split(","))
+    except PDDLError as err:
+        click.echo(str(err), err=True)
+        sys.exit(BAD_INPUT)
+    text = json.dumps(docs, indent=1)
+    if out:
+        Path(out).write_text(text)
+        click.echo(f"{len(docs)} questions -> {out}", err=True)
+    else:
+        click.echo(text)

@@ -206,7 +206,7 @@ class ExamTask:
         cost, _ = self._relaxed.explore_arrays(self.state, False)
         return frozenset(i for i in range(len(self.task.atoms)) if cost[i] != INF)
 
-    def _typed_atoms(self) -> Iterable[tuple[str, tuple[int, ...]]]:
+    def _typed_atoms(self) -> Iterable[tuple[int, tuple[int, ...]]]:
         lifted = self.lifted
         members = lifted.type_members
         for p, decl in enumerate(lifted.domain.predicates):
@@ -226,7 +226,7 @@ class ExamTask:
         never: list[str] = []
         undecided: list[str] = []
         for p, args in self._typed_atoms():
-            key = (p, *args)
+            key: tuple[int, ...] = (p, *args)
             atom = ids.get(key)
             if atom is not None and atom in seen_atoms:
                 continue
@@ -409,7 +409,7 @@ class ExamTask:
             ids = self.task.atom_ids
             goal_keys = set(self.lifted.goal_pos)
             for p, args in self._typed_atoms():
-                key = (p, *args)
+                key: tuple[int, ...] = (p, *args)
                 if key not in goal_keys and ids.get(key, -1) not in relaxed:
                     never.append(self.lifted.render_key(key))
         return {"yes": sorted(map(text, yes)), "no": sorted([*map(text, no), *never]),

@@ -23,7 +23,7 @@ from typing import Any
 from .errors import PDDLError
 from .exam import TASKS, ExamTask, normal_text, plan_steps
 
-__all__ = ["GROUPS", "Unanswerable", "agrees", "compare", "answer_question", "format_of", "read_questions", "task_of"]
+__all__ = ["GROUPS", "Unanswerable", "agrees", "compare", "query_truth", "answer_question", "format_of", "read_questions", "task_of"]
 
 GROUPS = {
     "applicable_actions": "app", "progression": "prog", "reachable_atom": "reach", "validation": "val",
@@ -106,6 +106,17 @@ def answer_question(doc: Mapping[str, Any], *, state_limit: int | None = None) -
         raise Unanswerable("the question carries no PDDL_domain/PDDL_problem (only a natural-language context)")
     kwargs = {} if state_limit is None else {"state_limit": state_limit}
     exam = ExamTask(str(doc["PDDL_domain"]), str(doc["PDDL_problem"]), **kwargs)
+    fmt = format_of(doc)
+    query = doc.get("pddl_query")
+    if fmt != "gen":
+        if not isinstance(query, Mapping):
+            raise Unanswerable("a boolean or multiple-choice question needs its pddl_query to be answered")
+        if fmt == "bool":
+            return "yes" if query_truth(exam, task, query) else "no"
+        right = [i for i, q in enumerate(query["choices"]) if query_truth(exam, task, q)]
+        if len(right) != 1:
+            raise Unanswerable(f"{len(right)} of the choices are true")
+        return "ABCDEFGH"[right[0]]
     question = str(doc.get("question", ""))
     if task == "app":
         return [exam.action_text(a) for a in exam.applicable()]
@@ -142,6 +153,40 @@ def answer_question(doc: Mapping[str, Any], *, state_limit: int | None = None) -
     return {**result, "opt": None if opt is None else str(opt)}
 
 
+def query_truth(exam: ExamTask, task: str, q: Mapping[str, Any]) -> bool:
+    """The truth of one boolean query (a ``pddl_query``, see :mod:`pypddlengine.exam_make`)."""
+    if task == "app":
+        action = exam.action(q["action"])
+        return action is not None and action.applicable(exam.state)
+    if task == "prog":
+        action = exam.action(q["action"])
+        pos, neg = exam.progression(action) if action is not None else ([], [])
+        atom = normal_text(q["atom"])
+        holds_now = atom in {normal_text(exam.atom_text(a)) for a in exam.state}
+        return atom in _set(pos) or (holds_now and atom not in _set(neg))
+    if task == "reach":
+        never, undecided = exam.unreachable_atoms()
+        if normal_text(q["atom"]) in _set(undecided):
+            raise Unanswerable("undecided within the state limit")
+        return normal_text(q["atom"]) not in _set(never)
+    if task == "areach":
+        never, undecided = exam.unreachable_actions()
+        if normal_text(q["action"]) in _set(undecided):
+            raise Unanswerable("undecided within the state limit")
+        return normal_text(q["action"]) not in _set(never)
+    if task == "val":
+        return exam.is_plan(exam.actions(q["plan"]))
+    if task == "just":
+        rest = [s for i, s in enumerate(q["plan"]) if i not in set(q["remove"])]
+        return exam.is_plan(exam.actions(rest))
+    if task == "land":
+        marks = exam.landmarks()
+        if normal_text(q["atom"]) in _set(marks.get("maybe", [])):
+            raise Unanswerable("undecided within the state limit")
+        return normal_text(q["atom"]) in _set(marks["yes"])
+    raise Unanswerable(f"no boolean form of {task}")
+
+
 def _set(items: Any) -> set[str]:
     return {normal_text(str(x)) for x in items}
 
@@ -160,7 +205,7 @@ def compare(doc: Mapping[str, Any], answer: Any) -> tuple[str, str]:
     answer's ``yes``, the labelled ``no`` within its ``no``. ``nexta``: the
     labelled ``yes`` and ``no`` within the answer's, equal ``opt`` (the label
     leaves the rest ``maybe``). Boolean and multiple-choice: equality."""
-    label = doc.get("answer")
+    label: Any = doc.get("answer")
     task, fmt = task_of(doc), format_of(doc)
     if fmt != "gen":
         return ("agree" if str(answer).strip().lower() == str(label).strip().lower() else "differ"), ""
@@ -180,12 +225,12 @@ def compare(doc: Mapping[str, Any], answer: Any) -> tuple[str, str]:
     elif task == "just":
         def entries(xs: Any) -> list[tuple[str, ...]]:  # the steps, without the number of a single step
             return sorted(tuple(normal_text(a) for a in x if a.strip().startswith("(")) for x in xs)
-        ours, theirs = Counter(entries(answer)), Counter(entries(label))
-        if ours == theirs:
+        mine, given = Counter(entries(answer)), Counter(entries(label))
+        if mine == given:
             return "agree", ""
-        if not theirs - ours:
-            return "deviation", f"also removable: {sorted((ours - theirs).elements())[:2]}"
-        return "differ", f"not removable: {sorted((theirs - ours).elements())[:2]}"
+        if not given - mine:
+            return "deviation", f"also removable: {sorted((mine - given).elements())[:2]}"
+        return "differ", f"not removable: {sorted((given - mine).elements())[:2]}"
     elif task == "land":
         ly, ln = _set(label["yes"]), _set(label["no"])
         oy, on = _set(answer["yes"]), _set(answer["no"])

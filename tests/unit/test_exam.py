@@ -169,3 +169,33 @@ def test_dev_split_agrees_but_for_the_documented_list() -> None:
     for path in _dev_files("bool") + _dev_files("mcq"):
         docs = read_questions(path)
         assert all("PDDL_domain" not in d for d in docs)
+
+
+ACP_KEYS = {"gen": {"id", "group", "context", "question", "answer", "PDDL_domain", "PDDL_problem"},
+            "bool": {"id", "group", "context", "question", "answer"},
+            "mcq": {"id", "group", "context", "question", "choices", "answer"}}
+
+
+@pytest.mark.parametrize("relabel", [False, True])
+def test_make_answer_round_trip_and_schema(tmp_path: Path, relabel: bool) -> None:
+    """Questions written by 'exam make' carry ACPBench's keys and are answered as labelled."""
+    out = tmp_path / "made.json"
+    args = ["exam", "make", str(ROOT / "domains" / "blocksworld.pddl"),
+            str(ROOT / "problems" / "blocksworld" / "p02.pddl"), "--seed", "5", "--per-task", "1", "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, *(["--relabel", "3"] if relabel else [])])
+    assert result.exit_code == 0, result.output
+    docs = json.loads(out.read_text())
+    from pypddlengine.exam_questions import format_of, task_of
+
+    assert {task_of(d) for d in docs} == {"app", "prog", "reach", "val", "areach", "just", "land", "nexta"}
+    bools = [d["answer"] for d in docs if format_of(d) == "bool"]
+    assert "yes" in bools and "no" in bools
+    for d in docs:
+        assert ACP_KEYS[format_of(d)] <= set(d), d["group"]
+        if format_of(d) == "mcq":
+            assert len(d["choices"]["text"]) == 4 and d["answer"] in d["choices"]["label"]
+    answered = CliRunner().invoke(main, ["exam", "answer", "--compare", str(out)])
+    lines = [json.loads(x) for x in answered.stdout.splitlines()]
+    assert len(lines) == len(docs) and all(x["agrees"] for x in lines)
+    if relabel:
+        assert "pick-up" not in docs[0]["PDDL_domain"]
