@@ -110,3 +110,32 @@ def make(domain: str, problems: tuple[str, ...], seed: int, per_task: int, depth
         click.echo(f"{len(docs)} questions -> {out}", err=True)
     else:
         click.echo(text)
+
+
+@exam.command("score")
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False))
+@click.argument("answers", type=click.Path(exists=True, dir_okay=False))
+def score(questions: str, answers: str) -> None:
+    """Score model ANSWERS (JSON lines {"id", "answer"}, free text or structured) against QUESTIONS.
+
+    Prints one JSON line {"id", "correct"} per answer and, on stderr, the accuracy per task and format."""
+    from .errors import PDDLError
+    from .exam_questions import Unanswerable, format_of, read_questions, score_answer, task_of
+
+    by_id = {str(d.get("id")): d for d in read_questions(questions)}
+    totals: Counter[tuple[str, str, bool]] = Counter()
+    for given in read_questions(answers):
+        doc = by_id.get(str(given.get("id")))
+        if doc is None:
+            click.echo(json.dumps({"id": given.get("id"), "correct": None, "error": "no such question"}))
+            continue
+        try:
+            correct = score_answer(doc, given.get("answer"))
+        except (PDDLError, Unanswerable) as err:
+            click.echo(json.dumps({"id": given.get("id"), "correct": None, "error": str(err)}))
+            continue
+        totals[(task_of(doc), format_of(doc), correct)] += 1
+        click.echo(json.dumps({"id": given.get("id"), "correct": correct}))
+    for t, f in sorted({(t, f) for t, f, _ in totals}):
+        right, n = totals[(t, f, True)], totals[(t, f, True)] + totals[(t, f, False)]
+        click.echo(f"{t:7} {f:5} {right}/{n} correct", err=True)

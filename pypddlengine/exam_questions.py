@@ -266,3 +266,89 @@ def iter_answers(paths: list[str], *, state_limit: int | None = None) -> Iterato
 
 
 __all__ += ["iter_answers", "match_action"]
+
+
+# ---------------------------------------------------------------------- scoring model answers
+
+
+def _atoms_in(text: str) -> list[str]:
+    """The parenthesised items of a free-text answer, normalised (text outside parentheses is ignored)."""
+    return [normal_text(s) for s in plan_steps(text.lower())]
+
+
+def _first_word(text: str, words: tuple[str, ...]) -> str | None:
+    found = re.findall(r"\b(" + "|".join(words) + r")\b", text.strip().lower())
+    return found[0] if found else None
+
+
+def _choice(text: str) -> str | None:
+    m = re.search(r"\b([A-D])\b", text.strip())
+    return m.group(1) if m else None
+
+
+def score_answer(doc: Mapping[str, Any], given: Any, *, state_limit: int | None = None) -> bool:
+    """Whether a model's answer ``given`` (free text, or the structured shape
+    of :func:`answer_question`) is right, by the task's definition:
+    ``app`` exactly the applicable actions; ``prog`` exactly the positive and
+    negative effects (free text: items before the word "negative" are
+    positive); ``val`` the first inapplicable index (``none``: every step
+    applies); ``reach``/``areach`` an atom/action that never holds/applies, or
+    ``none`` when there is none; ``just`` a strictly shorter subsequence of the
+    plan that is still a plan; ``land`` a landmark that holds neither now nor
+    in the goal, or ``none``; ``nexta`` an applicable action that starts an
+    optimal plan. Boolean: the first yes/no word; MCQ: the first letter A-D."""
+    task, fmt = task_of(doc), format_of(doc)
+    if fmt == "bool":
+        return _first_word(str(given), ("yes", "no")) == str(doc.get("answer")).strip().lower()
+    if fmt == "mcq":
+        return _choice(str(given)) == str(doc.get("answer")).strip().upper()
+    text = given if isinstance(given, str) else json.dumps(given)
+    if "PDDL_domain" not in doc:
+        raise Unanswerable("the question carries no PDDL")
+    kwargs = {} if state_limit is None else {"state_limit": state_limit}
+    exam = ExamTask(str(doc["PDDL_domain"]), str(doc["PDDL_problem"]), **kwargs)
+    items = _atoms_in(text)
+    none = _first_word(text, ("none",)) is not None and not items
+    question = str(doc.get("question", ""))
+    if task == "app":
+        return set(items) == _set(exam.action_text(a) for a in exam.applicable())
+    if task == "prog":
+        truth = answer_question(doc, state_limit=state_limit)
+        if isinstance(given, Mapping):
+            pos, neg = _set(given.get("pos", [])), _set(given.get("neg", []))
+        else:
+            cut = text.lower().find("neg")
+            pos, neg = set(_atoms_in(text[:cut] if cut >= 0 else text)), set(_atoms_in(text[cut:]) if cut >= 0 else [])
+        return pos == _set(truth["pos"]) and neg == _set(truth["neg"])
+    if task == "val":
+        index, _ = exam.run(exam.actions(plan_steps(_quoted(question))))
+        if index == -1:
+            return none or _first_word(text, ("-1",)) is not None
+        numbers = re.findall(r"-?\d+", text)
+        return bool(numbers) and int(numbers[0]) == index
+    if task in ("reach", "areach"):
+        never, _ = exam.unreachable_atoms() if task == "reach" else exam.unreachable_actions()
+        if none:
+            return not never
+        return len(items) == 1 and items[0] in _set(never)
+    if task == "just":
+        plan = [normal_text(s) for s in plan_steps(_quoted(question))]
+        if not items or len(items) >= len(plan):
+            return False
+        it = iter(plan)
+        if not all(step in it for step in items):  # a subsequence
+            return False
+        try:
+            return exam.is_plan(exam.actions(items))
+        except PDDLError:
+            return False
+    if task == "land":
+        marks = exam.landmarks()
+        if none:
+            return not marks["yes"]
+        return len(items) == 1 and items[0] in _set(marks["yes"])
+    result = exam.next_actions()
+    return len(items) == 1 and items[0] in _set(result["yes"])  # type: ignore[arg-type]
+
+
+__all__ += ["score_answer"]

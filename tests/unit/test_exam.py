@@ -199,3 +199,60 @@ def test_make_answer_round_trip_and_schema(tmp_path: Path, relabel: bool) -> Non
     assert len(lines) == len(docs) and all(x["agrees"] for x in lines)
     if relabel:
         assert "pick-up" not in docs[0]["PDDL_domain"]
+
+
+P01 = BLOCK_PROBLEMS[0]  # c on a, a and b on the table; goal a on b on c
+
+
+def _doc(group: str, question: str = "", **extra: object) -> dict:
+    return {"id": 1, "group": group, "context": "", "question": question, "answer": None,
+            "PDDL_domain": BLOCKS, "PDDL_problem": P01, **extra}
+
+
+# hand-checked: (question, model answer, right?)
+HAND_CHECKED = [
+    (_doc("applicable_actions_gen"), "The applicable actions are (pick-up b) and (unstack c a).", True),
+    (_doc("applicable_actions_gen"), "(pick-up b), (unstack c a), (pick-up a)", False),
+    (_doc("progression_gen", 'the action "(pick-up b)" ...'),
+     "Positive effects: (holding b). Negative effects: (clear b) (ontable b) (handempty)", True),
+    (_doc("progression_gen", 'the action "(pick-up b)" ...'), "Positive: (holding b) Negative: (clear b)", False),
+    (_doc("validation_gen", 'sequence: "(pick-up a) (stack a b)"?'), "0", True),
+    (_doc("validation_gen", 'sequence: "(unstack c a) (pick-up a)"?'), "The first inapplicable step is 1", True),
+    (_doc("validation_gen", 'sequence: "(unstack c a) (pick-up a)"?'), "0", False),
+    (_doc("reachable_atom_gen"), "(on a a)", True),
+    (_doc("reachable_atom_gen"), "(on a b)", False),
+    (_doc("reachable_atom_gen"), "None", False),
+    (_doc("reachable_action_gen"), "(stack a a)", True),
+    (_doc("reachable_action_gen"), "(stack a b)", False),
+    (_doc("action_justification_gen", 'plan "(pick-up b) (put-down b) (unstack c a) (put-down c) (pick-up b) '
+          '(stack b c) (pick-up a) (stack a b)" by'),
+     "(unstack c a) (put-down c) (pick-up b) (stack b c) (pick-up a) (stack a b)", True),
+    (_doc("action_justification_gen", 'plan "(pick-up b) (put-down b) (unstack c a) (put-down c) (pick-up b) '
+          '(stack b c) (pick-up a) (stack a b)" by'),
+     "(pick-up b) (put-down b) (unstack c a) (pick-up b) (stack b c) (pick-up a) (stack a b)", False),
+    (_doc("landmarks_gen"), "(holding c)", True),
+    (_doc("landmarks_gen"), "(on c b)", False),
+    (_doc("goal_closer_gen"), "I would do (unstack c a)", True),
+    (_doc("goal_closer_gen"), "(pick-up b)", False),
+    ({"id": 2, "group": "landmarks_bool", "answer": "no"}, "No, it is not.", True),
+    ({"id": 3, "group": "landmarks_mcq", "answer": "C"}, "The answer is C.", True),
+    ({"id": 3, "group": "landmarks_mcq", "answer": "C"}, "B", False),
+]
+
+
+@pytest.mark.parametrize("doc,given,right", HAND_CHECKED)
+def test_score_hand_checked(doc: dict, given: str, right: bool) -> None:
+    from pypddlengine.exam_questions import score_answer
+
+    assert score_answer(doc, given) is right
+
+
+def test_score_command(tmp_path: Path) -> None:
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps([dict(HAND_CHECKED[0][0], id=i) for i in range(2)]))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("\n".join(json.dumps({"id": i, "answer": HAND_CHECKED[i][1]}) for i in range(2)))
+    result = CliRunner().invoke(main, ["exam", "score", str(questions), str(answers)])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(x)["correct"] for x in result.stdout.splitlines()] == [True, False]
+    assert "1/2 correct" in result.stderr
