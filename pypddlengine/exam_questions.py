@@ -322,9 +322,9 @@ def score_answer(doc: Mapping[str, Any], given: Any, *, state_limit: int | None 
         return pos == _set(truth["pos"]) and neg == _set(truth["neg"])
     if task == "val":
         index, _ = exam.run(exam.actions(plan_steps(_quoted(question))))
-        if index == -1:
-            return none or _first_word(text, ("-1",)) is not None
         numbers = re.findall(r"-?\d+", text)
+        if index == -1 and none:
+            return True
         return bool(numbers) and int(numbers[0]) == index
     if task in ("reach", "areach"):
         never, _ = exam.unreachable_atoms() if task == "reach" else exam.unreachable_actions()

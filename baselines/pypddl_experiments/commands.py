@@ -22,4 +22,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "Generate seeded benchmark tasks (Blocksworld, gripper, ...)."),
     "experiment": ("pypddl_experiments.cli:experiment",
                    "Run and report LLM planning experiments (direct, agentic)."),
+    "exam-llm": ("pypddl_experiments.report.exam_runs:exam_llm",
+                 "Ask models exam questions (pypddl exam make / ACPBench) and report accuracy."),
 }

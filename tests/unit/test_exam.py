@@ -256,3 +256,10 @@ def test_score_command(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert [json.loads(x)["correct"] for x in result.stdout.splitlines()] == [True, False]
     assert "1/2 correct" in result.stderr
+
+
+def test_hand_checked_val_without_inapplicable_step() -> None:
+    from pypddlengine.exam_questions import score_answer
+
+    doc = _doc("validation_gen", 'sequence: "(unstack c a) (put-down c)"?')
+    assert score_answer(doc, "None") and score_answer(doc, "-1") and not score_answer(doc, "1")
