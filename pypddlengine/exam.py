@@ -162,7 +162,7 @@ class ExamTask:
     def reaches(self, targets: tuple[int, ...]) -> bool:
         """Whether some state reachable from the state holds every atom of
         ``targets`` (greedy best-first on the relaxed cost of the targets,
-        complete); raises :class:`SearchLimit` after ``state_limit // 100``
+        complete); raises :class:`SearchLimit` after ``state_limit // 400``
         states (one question asks about many targets)."""
         rt = self._relaxed
 
@@ -188,7 +188,7 @@ class ExamTask:
                 if t in seen:
                     continue
                 seen.add(t)
-                if len(seen) > self.state_limit // 100:
+                if len(seen) > self.state_limit // 400:
                     raise SearchLimit
                 v = h(t)
                 if v != INF:
@@ -274,7 +274,8 @@ class ExamTask:
                      allowed: Callable[[GroundAction], bool] | None = None) -> float:
         """The cost of an optimal plan from ``state`` (A* with h_max), ``INF``
         when there is none or (with ``bound``) none costs at most ``bound``;
-        raises :class:`SearchLimit` when the limit is reached first."""
+        raises :class:`SearchLimit` when it stores ``state_limit // 10``
+        states first (each h_max evaluation explores the relaxation)."""
         task = self.task
         h0 = self._h_max(state) if allowed is None else 0.0
         if h0 > bound:
@@ -299,7 +300,7 @@ class ExamTask:
                 if g2 + h > bound or h == INF:
                     continue
                 best[t] = g2
-                if len(best) > self.state_limit:
+                if len(best) > self.state_limit // 10:
                     raise SearchLimit
                 heapq.heappush(heap, (g2 + h, next(counter), g2, t))
         return INF
