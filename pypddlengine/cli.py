@@ -47,6 +47,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("pypddlengine.cli_serve:serve", "Run the MCP server (stdio by default, or streamable HTTP)."),
     "demo": ("pypddlengine.cli_serve:demo", "Watch a scripted agent solve a bundled task over MCP."),
     "relabel": ("pypddlengine.cli_relabel:relabel", "Write a relabelled copy of a domain and problems; map plans."),
+    "exam": ("pypddlengine.cli_exam:exam", "Answer, make and score questions about action and change (ACPBench)."),
 }
 
 COMMAND_GROUP = "pypddl.commands"

@@ -30,20 +30,20 @@ PUBLIC_MODULES = [
     "pypddlengine.sources", "pypddlengine.gym", "pypddlengine.up", "pypddlengine.mcp_server",
     "pypddlengine.mcp_server.server", "pypddlengine.mcp_server.tools", "pypddlengine.mcp_server.models",
     "pypddlengine.mcp_server.wire", "pypddlengine.mcp_server.http",
+    "pypddlengine.temporal", "pypddlengine.temporal_session", "pypddlengine.exam",
 ]
 
 
-def _nav_pages() -> tuple[list[str], set[str]]:
-    """The pages the nav of mkdocs.yml names, and those marked "# pending" (pages other branches add)."""
+def _nav_pages() -> list[str]:
+    """The pages the nav of mkdocs.yml names."""
     nav = CONFIG.read_text().split("\nnav:", 1)[1]
-    entries = re.findall(r"^\s*- [^:\n]+:\s*(\S+\.md)\s*(#\s*pending)?\s*$", nav, re.M)
-    return [page for page, _ in entries], {page for page, mark in entries if mark}
+    return re.findall(r"^\s*- [^:\n]+:\s*(\S+\.md)\s*$", nav, re.M)
 
 
 def test_the_nav_names_every_page_and_only_pages_that_exist() -> None:
-    nav, pending = _nav_pages()
+    nav = _nav_pages()
     assert len(nav) == len(set(nav)), "a page is listed twice"
-    missing = [p for p in nav if not (DOCS / p).is_file() and p not in pending]
+    missing = [p for p in nav if not (DOCS / p).is_file()]
     assert not missing, f"the nav names pages that do not exist: {missing}"
     pages = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")
              if p.relative_to(DOCS).parts[0] not in ("reference", "examples")}

@@ -24,4 +24,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
                   "Download the paper's 102 IPC-2000 Blocksworld tasks and check every file's SHA-256."),
     "experiment": ("pypddl_experiments.cli:experiment",
                    "Run and report LLM planning experiments (direct, agentic)."),
+    "exam-llm": ("pypddl_experiments.report.exam_runs:exam_llm",
+                 "Ask models exam questions (pypddl exam make / ACPBench) and report accuracy."),
 }

@@ -1,0 +1,479 @@
+"""Exact answers to questions about action and change (ACPBench's eight tasks).
+
+An :class:`ExamTask` is a grounded STRIPS task whose initial state is the
+state a question is about. It answers, from the semantics of a step
+(:mod:`pypddlengine.step`) and exhaustive or bounded search:
+
+* ``app``: the actions applicable in the state;
+* ``prog``: an action's effects here, ``pos`` (false now, true after) and
+  ``neg`` (true now, false after);
+* ``val``: the index of a sequence's first inapplicable step (``-1``: none);
+* ``reach``: the type-correct atoms of fluent predicates that hold in no
+  state reachable from this one;
+* ``areach``: the type-correct ground actions applicable in no reachable state;
+* ``just``: the single steps and pairs of consecutive steps whose removal
+  leaves a plan;
+* ``land``: for every atom that holds neither now nor in the goal, whether it
+  is a fact landmark (true at some point of every plan from the state);
+* ``nexta``: for every applicable action whether it starts an optimal plan,
+  with the optimal cost.
+
+Each answer that needs a search has a state limit: what a limited search
+cannot decide is reported as undecided (``maybe``), never guessed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .errors import UnsupportedRequirementError
+from .grounding import ground
+from .heuristics import INF, relaxed_task
+from .lifted import compile_task
+from .step import GroundAction, State
+from .syntax import parse_action_ref, parse_domain, parse_problem
+
+__all__ = ["DEFAULT_STATE_LIMIT", "TASKS", "ExamTask", "Removal", "SearchLimit", "normal_text", "plan_steps"]
+
+TASKS = ("app", "prog", "reach", "val", "areach", "just", "land", "nexta")
+"""ACPBench's task names, in its order."""
+
+DEFAULT_STATE_LIMIT = 200_000
+"""How many states one search may store before it gives up (then: undecided)."""
+
+
+class SearchLimit(Exception):
+    """A search stored its limit of states without deciding the question."""
+
+
+def normal_text(text: str) -> str:
+    """An atom or action as compared: lower case, one space between words,
+    parentheses around (``at c0 l1`` and ``(AT  c0 l1)`` are the same)."""
+    words = text.strip().lower().strip("()").split()
+    return "(" + " ".join(words) + ")"
+
+
+@dataclass(frozen=True)
+class Removal:
+    """A way to shorten a plan: drop step ``index`` (0-based), or the pair
+    ``index``, ``index + 1`` when ``pair``."""
+
+    index: int
+    pair: bool
+    steps: tuple[str, ...] = field(default=())
+
+
+class ExamTask:
+    """A task whose initial state is the state asked about.
+
+    ``state_limit`` bounds every search (stored states)."""
+
+    def __init__(self, domain: str, problem: str, *, state_limit: int = DEFAULT_STATE_LIMIT) -> None:
+        self.lifted = compile_task(parse_domain(domain, filename="PDDL_domain"),
+                                   parse_problem(problem, filename="PDDL_problem"))
+        if self.lifted.numeric_task:
+            raise UnsupportedRequirementError("exam questions need a task without numeric fluents",
+                                              details={"feature": "numeric-fluents"})
+        self.task = ground(self.lifted)
+        self.state: State = self.task.init
+        self.state_limit = state_limit
+        self._relaxed = relaxed_task(self.task)
+        self._reachable: tuple[set[int], set[int], bool] | None = None
+
+    # ------------------------------------------------------------------ names
+
+    def atom_text(self, atom: int) -> str:
+        return self.task.render_atom(atom)
+
+    def action_text(self, action: GroundAction) -> str:
+        return self.task.render_action(action)
+
+    def action(self, text: str) -> GroundAction | None:
+        """The ground action ``text`` names, ``None`` when it names a
+        type-correct action that can never apply; raises :class:`PDDLError`
+        when it names no action of the task."""
+        schema, args = self.lifted.resolve(parse_action_ref(text))
+        return self.task.lookup(schema, args)
+
+    def actions(self, steps: Sequence[str]) -> list[GroundAction | None]:
+        return [self.action(s) for s in steps]
+
+    # ------------------------------------------------------------------ one step
+
+    def applicable(self, state: State | None = None) -> list[GroundAction]:
+        return self.task.sort_actions(self.task.applicable(self.state if state is None else state))
+
+    def progression(self, action: GroundAction) -> tuple[list[str], list[str]]:
+        """``(pos, neg)``: atoms false now and true after, true now and false after."""
+        state = self.state
+        after = action.apply(state)
+        pos = sorted(self.atom_text(a) for a in after - state)
+        neg = sorted(self.atom_text(a) for a in state - after)
+        return pos, neg
+
+    def run(self, actions: Sequence[GroundAction | None]) -> tuple[int, State]:
+        """Execute from the state: ``(-1, end)`` when every step applies, else
+        ``(index of the first inapplicable step, state before it)``."""
+        state = self.state
+        for i, a in enumerate(actions):
+            if a is None or not a.applicable(state):
+                return i, state
+            state = a.apply(state)
+        return -1, state
+
+    def is_plan(self, actions: Sequence[GroundAction | None]) -> bool:
+        index, end = self.run(actions)
+        return index == -1 and self.task.is_goal(end)
+
+    # ------------------------------------------------------------------ reachability
+
+    def _explore(self) -> tuple[set[int], set[int], bool]:
+        """The atoms that hold and the actions that apply in the first states
+        of a breadth-first search (at most ``state_limit // 4`` states; the
+        targeted searches of :meth:`reaches` add what they meet), and
+        whether it visited every reachable state."""
+        if self._reachable is None:
+            limit = max(1, self.state_limit // 4)
+            seen = {self.state}
+            queue = deque([self.state])
+            atoms: set[int] = set(self.state)
+            acts: set[int] = set()
+            applicable = self.task.applicable
+            complete = True
+            while queue:
+                s = queue.popleft()
+                for a in applicable(s):
+                    acts.add(a.id)
+                    t = a.apply(s)
+                    if t not in seen:
+                        seen.add(t)
+                        atoms.update(t)
+                        queue.append(t)
+                if len(seen) > limit:
+                    complete = False
+                    break
+            self._reachable = (atoms, acts, complete)
+        return self._reachable
+
+    def reaches(self, targets: tuple[int, ...]) -> bool:
+        """Whether some state reachable from the state holds every atom of
+        ``targets`` (greedy best-first on the relaxed cost of the targets,
+        complete); raises :class:`SearchLimit` after ``state_limit // 400``
+        states (one question asks about many targets)."""
+        rt = self._relaxed
+
+        def h(s: State) -> float:
+            cost, _ = rt.explore_arrays(s, True)
+            return sum(cost[t] for t in targets)
+
+        start = self.state
+        if h(start) == INF:
+            return False
+        met_atoms, met_acts, _ = self._explore()
+        counter = itertools.count()
+        seen = {start}
+        heap = [(0.0, next(counter), start)]
+        while heap:
+            _, _, s = heapq.heappop(heap)
+            met_atoms.update(s)
+            if all(t in s for t in targets):
+                return True
+            for a in self.task.applicable(s):
+                met_acts.add(a.id)
+                t = a.apply(s)
+                if t in seen:
+                    continue
+                seen.add(t)
+                if len(seen) > self.state_limit // 400:
+                    raise SearchLimit
+                v = h(t)
+                if v != INF:
+                    heapq.heappush(heap, (v, next(counter), t))
+        return False
+
+    def _decide(self, targets: tuple[int, ...]) -> bool | None:
+        try:
+            return self.reaches(targets)
+        except SearchLimit:
+            return None
+
+    def relaxed_atoms(self) -> frozenset[int]:
+        """The atoms the delete relaxation reaches from the state (a superset of the reachable ones)."""
+        cost, _ = self._relaxed.explore_arrays(self.state, False)
+        return frozenset(i for i in range(len(self.task.atoms)) if cost[i] != INF)
+
+    def _typed_atoms(self) -> Iterable[tuple[int, tuple[int, ...]]]:
+        lifted = self.lifted
+        members = lifted.type_members
+        for p, decl in enumerate(lifted.domain.predicates):
+            if p not in lifted.fluent_predicates or p in lifted.derived_predicates:
+                continue
+            domains = [sorted({o for t in prm.types for o in members.get(t, ())}) for prm in decl.parameters]
+            for args in itertools.product(*domains):
+                yield p, args  # type: ignore[misc]
+
+    def unreachable_atoms(self) -> tuple[list[str], list[str]]:
+        """``(never, undecided)``: the type-correct atoms of fluent predicates
+        that hold in no reachable state, and those a limited search could not
+        decide."""
+        seen_atoms, _, complete = self._explore()
+        relaxed = self.relaxed_atoms()
+        ids = self.task.atom_ids
+        never: list[str] = []
+        undecided: list[str] = []
+        for p, args in self._typed_atoms():
+            key: tuple[int, ...] = (p, *args)
+            atom = ids.get(key)
+            if atom is not None and atom in seen_atoms:
+                continue
+            verdict = False if atom is None or atom not in relaxed or complete else (
+                atom in seen_atoms or self._decide((atom,)))
+            if verdict is None:
+                undecided.append(self.lifted.render_key(key))
+            elif not verdict:
+                never.append(self.lifted.render_key(key))
+        return never, undecided
+
+    def _typed_actions(self) -> Iterable[tuple[object, tuple[int, ...]]]:
+        for schema in self.lifted.schemas:
+            yield from ((schema, args) for args in itertools.product(*schema.domains))
+
+    def unreachable_actions(self) -> tuple[list[str], list[str]]:
+        """``(never, undecided)`` for the type-correct ground actions: applicable
+        in no reachable state, or not decided by a limited search."""
+        _, seen_acts, complete = self._explore()
+        relaxed = self.relaxed_atoms()
+        never: list[str] = []
+        undecided: list[str] = []
+        for schema, args in self._typed_actions():
+            action = self.task.lookup(schema, args)  # type: ignore[arg-type]
+            if action is not None and action.id in seen_acts:
+                continue
+            if action is None or complete or not all(a in relaxed for a in action.pre):
+                verdict: bool | None = False
+            else:
+                verdict = action.id in seen_acts or self._decide(tuple(action.pre))
+            if verdict is None:
+                undecided.append(self.lifted.render_action(schema, args))  # type: ignore[arg-type]
+            elif not verdict:
+                never.append(self.lifted.render_action(schema, args))  # type: ignore[arg-type]
+        return never, undecided
+
+    # ------------------------------------------------------------------ search
+
+    def _h_max(self, state: State, banned: frozenset[int] = frozenset()) -> float:
+        if banned:
+            return 0.0
+        return self._relaxed.evaluate(state, "max", plan=False).h
+
+    def optimal_cost(self, state: State, *, bound: float = INF,
+                     allowed: Callable[[GroundAction], bool] | None = None) -> float:
+        """The cost of an optimal plan from ``state`` (A* with h_max), ``INF``
+        when there is none or (with ``bound``) none costs at most ``bound``;
+        raises :class:`SearchLimit` when it stores ``state_limit // 10``
+        states first (each h_max evaluation explores the relaxation)."""
+        task = self.task
+        h0 = self._h_max(state) if allowed is None else 0.0
+        if h0 > bound:
+            return INF
+        counter = itertools.count()
+        best = {state: 0.0}
+        heap = [(h0, next(counter), 0.0, state)]
+        while heap:
+            f, _, g, s = heapq.heappop(heap)
+            if g > best.get(s, INF):
+                continue
+            if task.is_goal(s):
+                return g
+            for a in task.applicable(s):
+                if allowed is not None and not allowed(a):
+                    continue
+                t = a.apply(s)
+                g2 = g + a.cost
+                if g2 >= best.get(t, INF):
+                    continue
+                h = self._h_max(t) if allowed is None else 0.0
+                if g2 + h > bound or h == INF:
+                    continue
+                best[t] = g2
+                if len(best) > self.state_limit // 10:
+                    raise SearchLimit
+                heapq.heappush(heap, (g2 + h, next(counter), g2, t))
+        return INF
+
+    def any_plan(self, state: State, banned_atom: int | None = None) -> list[GroundAction] | None:
+        """Some plan from ``state`` that never makes ``banned_atom`` true
+        (greedy best-first on the relaxed plan's cost), ``None`` when none
+        exists; raises :class:`SearchLimit`."""
+        task = self.task
+        rt = self._relaxed
+        if banned_atom is not None and banned_atom in state:
+            return None
+
+        def h(s: State) -> float:
+            return rt.evaluate(s, "add", plan=True).h_ff
+
+        counter = itertools.count()
+        parent: dict[State, tuple[State, GroundAction] | None] = {state: None}
+        heap = [(h(state), next(counter), state)]
+        while heap:
+            _, _, s = heapq.heappop(heap)
+            if task.is_goal(s):
+                steps: list[GroundAction] = []
+                node = parent[s]
+                while node is not None:
+                    steps.append(node[1])
+                    node = parent[node[0]]
+                return steps[::-1]
+            for a in task.applicable(s):
+                t = a.apply(s)
+                if t in parent or (banned_atom is not None and banned_atom in t):
+                    continue
+                parent[t] = (s, a)
+                if len(parent) > self.state_limit:
+                    raise SearchLimit
+                # the relaxation may still use a banned atom: it only guides, pruning stays exact
+                heapq.heappush(heap, (h(t), next(counter), t))
+        return None
+
+    # ------------------------------------------------------------------ just
+
+    def removals(self, steps: Sequence[str]) -> list[Removal]:
+        """Every single step, then every pair of consecutive steps, whose
+        removal leaves a plan (a shorter subsequence that is still a plan)."""
+        acts = self.actions(steps)
+        out: list[Removal] = []
+        for i in range(len(acts)):
+            if self.is_plan(acts[:i] + acts[i + 1:]):
+                out.append(Removal(i, False, (steps[i],)))
+        for i in range(len(acts) - 1):
+            if self.is_plan(acts[:i] + acts[i + 2:]):
+                out.append(Removal(i, True, (steps[i], steps[i + 1])))
+        return out
+
+    # ------------------------------------------------------------------ land
+
+    def landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
+        """Classify atoms as fact landmarks of the state: ``yes`` (every plan
+        makes it true at some point), ``no`` (some plan never does; atoms that
+        never hold included),
+        ``maybe`` (undecided within the limit). By default every atom of the
+        task that holds neither in the state nor in the goal; when the task
+        has no plan, nothing is a landmark question: all ``maybe`` stays empty
+        and every atom is ``yes`` (vacuously)."""
+        task = self.task
+        goal = set(task.goal_pos)
+        if atoms is None:
+            atoms = [i for i in range(len(task.atoms)) if task.reachable[i]
+                     and task.atoms[i][0] in self.lifted.fluent_predicates]
+        todo = [a for a in atoms if a not in self.state and a not in goal]
+        yes: list[int] = []
+        no: set[int] = set()
+        maybe: list[int] = []
+        try:
+            plan = self.any_plan(self.state)
+        except SearchLimit:
+            plan = []
+        def avoided(plan: list[GroundAction]) -> set[int]:  # the atoms a plan never makes true
+            passed: set[int] = set()
+            s = self.state
+            for a in plan:
+                s = a.apply(s)
+                passed.update(s)
+            return {a for a in todo if a not in passed}
+
+        if plan:
+            no = avoided(plan)
+        for atom in todo:
+            if atom in no:
+                continue
+            if self._relaxed_without(atom):
+                yes.append(atom)
+                continue
+            try:
+                found = self.any_plan(self.state, banned_atom=atom)
+            except SearchLimit:
+                maybe.append(atom)
+                continue
+            if found is None:
+                yes.append(atom)
+            else:
+                no.update(avoided(found))
+        text = self.atom_text
+        never: list[str] = []
+        if plan or no:  # the task has a plan: an atom that can never hold is no landmark
+            relaxed = self.relaxed_atoms()
+            ids = self.task.atom_ids
+            goal_keys = set(self.lifted.goal_pos)
+            for p, args in self._typed_atoms():
+                key: tuple[int, ...] = (p, *args)
+                if key not in goal_keys and ids.get(key, -1) not in relaxed:
+                    never.append(self.lifted.render_key(key))
+        return {"yes": sorted(map(text, yes)), "no": sorted([*map(text, no), *never]),
+                "maybe": sorted(map(text, maybe))}
+
+    def _relaxed_without(self, atom: int) -> bool:
+        """Whether the goal is relaxed-unreachable once no action may add ``atom``."""
+        reached = set(self.state)
+        ops = [a for a in self.task.actions if atom not in a.add]
+        changed = True
+        while changed:
+            changed = False
+            for a in ops:
+                if a.add and not reached.issuperset(a.add) and reached.issuperset(a.pre):
+                    reached.update(a.add)
+                    changed = True
+        return not all(g in reached for g in self.task.goal_pos)
+
+    # ------------------------------------------------------------------ nexta
+
+    def next_actions(self) -> dict[str, object]:
+        """Every applicable action classified: ``yes`` when it starts an
+        optimal plan, ``no`` when it does not, ``maybe`` when a search hit its
+        limit; ``opt`` the optimal cost (``None`` when undecided, ``INF`` not
+        reported: a task without a plan has every action in ``no``)."""
+        try:
+            opt: float | None = self.optimal_cost(self.state)
+        except SearchLimit:
+            opt = None
+        yes: list[str] = []
+        no: list[str] = []
+        maybe: list[str] = []
+        for a in self.applicable():
+            text = self.action_text(a)
+            if opt is None:
+                maybe.append(text)
+                continue
+            if opt == INF:
+                no.append(text)
+                continue
+            try:
+                rest = self.optimal_cost(a.apply(self.state), bound=opt - a.cost)
+            except SearchLimit:
+                maybe.append(text)
+                continue
+            (yes if rest + a.cost == opt else no).append(text)
+        cost: object = None if opt is None or opt == INF else (int(opt) if float(opt).is_integer() else opt)
+        return {"yes": yes, "no": no, "maybe": maybe, "opt": cost}
+
+
+def plan_steps(text: str) -> list[str]:
+    """The steps ``(name arg ...)`` written in ``text``, in order."""
+    out: list[str] = []
+    depth = 0
+    start = 0
+    for i, c in enumerate(text):
+        if c == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(text[start:i + 1])
+    return out
+
