@@ -584,7 +584,8 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             for number, (began, finish, inv) in sorted(running.items()):
                 probe = state
                 schema, args = schemas[number]
-                _with_duration(probe, hidden, finish - began)
+                if hidden is not None:  # exact arithmetic only where ?duration is read
+                    _with_duration(probe, hidden, finish - began)
                 if inv is None or not inv.applicable(probe):
                     name = schema.name.rsplit("@", 1)[0]
                     inv_schema = lifted.schema_index[f"{name}@all"]
