@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from dataclasses import field, replace
 from fractions import Fraction
 from typing import Any
@@ -286,8 +287,9 @@ def parse_timed_plan(text: str, name: str = "<plan>") -> list[TimedStep]:
             raise PDDLSyntaxError(f"not a timed plan step: '{line}'", span=Span(number, 1, number, len(raw) + 1),
                                   source=source, hint="write 'time: (action arg ...) [duration]'")
         words = m.group("body").lower().split()
-        time = Fraction(m.group("time")) if m.group("time") is not None else Fraction(len(steps))
-        dur = Fraction(m.group("dur")) if m.group("dur") is not None else None
+        # through Decimal: the same exact value as Fraction(text), whose own parsing is several times slower
+        time = Fraction(Decimal(m.group("time"))) if m.group("time") is not None else Fraction(len(steps))
+        dur = Fraction(Decimal(m.group("dur"))) if m.group("dur") is not None else None
         steps.append(TimedStep(time, words[0], tuple(words[1:]), dur, f"({' '.join(words)})", number))
     return steps
 
