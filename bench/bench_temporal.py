@@ -55,12 +55,14 @@ import tempfile
 import time
 from collections import deque
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "baselines"), str(ROOT)]
 
-EPSILON = 0.001
+EPSILON_TEXT = "0.001"  # IPC's tolerance (VAL's -t)
+EPSILON = Fraction(EPSILON_TEXT)
 BAYS, TECHNICIANS, SEED = 10, 2, 1
 GAP, STAGGER = Decimal("0.01"), Decimal("0.5")
 DURATIONS = {"walk": 3, "repair": 6, "test": 2}
@@ -212,8 +214,8 @@ def _children_cpu() -> float:
 
 def cli_validate(domain: str, problem: str, plan: str, repeat: int) -> dict:
     pypddl = Path(sys.executable).with_name("pypddl")
-    cmd = [str(pypddl), "validate", "--epsilon", str(EPSILON), "-q", domain, problem, plan] if pypddl.is_file() \
-        else [sys.executable, "-m", "pypddlengine.cli", "validate", "--epsilon", str(EPSILON), "-q", domain, problem,
+    cmd = [str(pypddl), "validate", "--epsilon", EPSILON_TEXT, "-q", domain, problem, plan] if pypddl.is_file() \
+        else [sys.executable, "-m", "pypddlengine.cli", "validate", "--epsilon", EPSILON_TEXT, "-q", domain, problem,
               plan]
     return _process(cmd, repeat, 0)
 
@@ -224,7 +226,7 @@ def val_validate(domain: str, problem: str, plan: str, repeat: int) -> dict:
     binary = val_binary()
     if binary is None:
         return {"error": "VAL not installed"}
-    return _process([str(binary), "-t", str(EPSILON), domain, problem, plan], repeat, re.compile(r"Plan valid"))
+    return _process([str(binary), "-t", EPSILON_TEXT, domain, problem, plan], repeat, re.compile(r"Plan valid"))
 
 
 def up_validate(domain: str, problem: str, plan: str, repeat: int) -> dict:
