@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from decimal import Decimal
 from dataclasses import field, replace
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
