@@ -62,6 +62,7 @@ COMMANDS: dict[str, Run | Skip] = {
         "covered by test_fresh_clone_installs_and_runs_the_demo (a new venv)"),
     "pip install -e . && pypddl demo": Skip("covered by test_fresh_clone_installs_and_runs_the_demo"),
     'pip install -e ".[test]" && python -m pytest': Skip("this is the command that runs this test (.ci/run)"),
+    "pypddl tasks": Run(check="blocksworld/p01"),
     "pypddl play --task blocksworld/p03": Run(stdin="actions\nquit\n", check="applicable"),
     "pypddl validate --task blocksworld/p01 docs/examples/blocksworld-p01.plan": Run(
         in_checkout=True, check="valid plan (6 steps)"),
