@@ -213,7 +213,7 @@ class TemporalSession:
         dur: Value | None = None if duration is None else normal(Fraction(str(duration)))
         if dur is None and least is not None and least == most:
             dur = least
-        if dur is not None and (dur < 0 or not all(_duration_ok(op, dur, bound) for op, bound in
+        if dur is not None and (dur < 0 or not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in
                                                     (("<=", most), (">=", least)) if bound is not None)):
             raise StepRefused(f"{text} cannot take {to_text(dur)}: its duration must lie in "
                               f"[{_show(least)}, {_show(most)}]", details={"least": least, "most": most})
@@ -340,7 +340,7 @@ class TemporalSession:
         if run.duration is not None and dur != run.duration:
             raise StepRefused(f"{run.action} (id {run.id}) ends at {to_text(normal(run.start + Fraction(run.duration)))} "
                               f"(its duration is {to_text(run.duration)}), not now")
-        if not all(_duration_ok(op, dur, bound) for op, bound in (("<=", run.most), (">=", run.least))
+        if not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in (("<=", run.most), (">=", run.least))
                    if bound is not None):
             raise StepRefused(f"{run.action} (id {run.id}) may end between "
                               f"{to_text(normal(run.earliest_end))} and "

