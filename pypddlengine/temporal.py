@@ -774,10 +774,20 @@ def _show(e: NumExpr) -> str:
     return str(e)
 
 
+def plan_number(x: Value) -> str:
+    """A time or duration as a timed plan writes it: a decimal (exact when it has at most 10 places, else
+    rounded to 10: ``40/3`` is ``13.3333333333``; a plan line cannot hold ``40/3``, and neither VAL nor
+    :func:`parse_timed_plan` reads it)."""
+    text = to_text(normal(x))
+    if "/" not in text and len(text.partition(".")[2]) <= 10:
+        return text
+    return to_text(normal(Fraction(round(Fraction(x) * 10**10), 10**10)))
+
+
 def timed_plan_text(steps: Iterable[TimedStep]) -> str:
     """The IPC text of timed steps (what VAL reads)."""
     out = []
     for s in steps:
-        dur = f" [{to_text(normal(s.duration))}]" if s.duration is not None else ""
-        out.append(f"{to_text(normal(s.time))}: {s.text}{dur}")
+        dur = f" [{plan_number(s.duration)}]" if s.duration is not None else ""
+        out.append(f"{plan_number(s.time)}: {s.text}{dur}")
     return "\n".join(out) + "\n"

@@ -41,6 +41,7 @@ from .temporal import (
     apply_snap,
     apply_til,
     duration_window,
+    plan_number,
     validate_timed_plan,
 )
 
@@ -286,7 +287,7 @@ class TemporalSession:
         return sorted(ended, key=lambda s: s[0])
 
     def plan_text(self) -> str:
-        return "".join(f"{to_text(normal(t))}: {a}{'' if d is None else f' [{to_text(d)}]'}\n"
+        return "".join(f"{plan_number(t)}: {a}{'' if d is None else f' [{plan_number(d)}]'}\n"
                        for t, a, d in self.history())
 
     def validate(self) -> TemporalReport:

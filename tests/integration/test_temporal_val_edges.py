@@ -130,3 +130,75 @@ def test_a_session_ends_an_action_within_epsilon_of_its_bound_only(folder: Path)
     s.end("(lim)")
     assert s.goal_reached() and s.validate().valid
     assert val_timed_verdict(domain, problem, s.plan_text(), 0.01).valid
+
+
+def _when_domain(effect: str) -> str:
+    return f"""(define (domain marks) (:requirements :typing :durative-actions :conditional-effects)
+ (:types obj) (:constants o1 o2 - obj)
+ (:predicates (r) (m ?o - obj) (done ?o - obj) (flag) (h))
+ (:durative-action mark :parameters (?o - obj) :duration (= ?duration 1)
+   :condition (at start (r))
+   :effect {effect})
+ (:action poke :parameters () :precondition (and (r)) :effect (and (flag))))"""
+
+
+# PDDL 2.1's conditional effect of a durative action: (when <timed condition> <timed effect>)
+SAME_TIME_WHEN = "(and (when (at end (m ?o)) (at end (done ?o))) (when (at start (flag)) (at start (h))))"
+WHEN_CASES = {
+    "end-condition-holds": (SAME_TIME_WHEN, "(m o1)", "(done o1)", "0: (mark o1) [1]\n", True),
+    "end-condition-fails": (SAME_TIME_WHEN, "", "(done o1)", "0: (mark o1) [1]\n", False),
+    "start-condition-set-before": (SAME_TIME_WHEN, "", "(h)", "0: (poke)\n0.5: (mark o1) [1]\n", True),
+    "start-condition-set-at-the-start": (SAME_TIME_WHEN, "", "(h)", "0.5: (poke)\n0.5: (mark o1) [1]\n", False),
+    "inside-forall": ("(forall (?x - obj) (when (at end (m ?x)) (at end (done ?x))))", "(m o2)", "(done o2)",
+                      "0: (mark o1) [1]\n", True),
+}
+
+
+@pytest.mark.parametrize("case", list(WHEN_CASES))
+def test_pddl21_conditional_effects_of_durative_actions_get_vals_verdict(folder: Path, case: str) -> None:
+    effect, init, goal, plan, expected = WHEN_CASES[case]
+    domain, problem = folder / f"{case}-d.pddl", folder / f"{case}-p.pddl"
+    domain.write_text(_when_domain(effect))
+    problem.write_text(f"(define (problem m1) (:domain marks) (:init (r) {init}) (:goal (and {goal})))")
+    for epsilon in ("0.001", "0.01"):
+        ours = validate_timed_plan(load_temporal(str(domain), str(problem)), plan, Fraction(epsilon))
+        val = val_timed_verdict(domain, problem, plan, float(epsilon))
+        assert "Problem in domain definition" not in val.raw and "Bad plan description" not in val.raw
+        assert ours.valid == val.valid == expected, (ours.summary(), val.raw[-600:])
+
+
+@pytest.mark.parametrize("condition", ["(at start (m ?o))", "(over all (m ?o))",
+                                       "(and (at end (m ?o)) (at start (flag)))"])
+def test_a_condition_at_another_time_than_its_effect_is_refused_located(folder: Path, condition: str) -> None:
+    from pypddlengine.errors import PDDLError
+
+    domain, problem = folder / "cross-d.pddl", folder / "cross-p.pddl"
+    domain.write_text(_when_domain(f"(when {condition} (at end (done ?o)))"))
+    problem.write_text("(define (problem m1) (:domain marks) (:init (r)) (:goal (and (h))))")
+    with pytest.raises(PDDLError) as caught:
+        load_temporal(str(domain), str(problem))
+    err = caught.value
+    assert err.code == "UNSUPPORTED_REQUIREMENT" and "another time than its effect" in str(err)
+    assert err.span is not None and err.span.line == 6
+
+
+def test_a_session_history_with_a_duration_of_no_finite_decimal_is_a_timed_plan(folder: Path) -> None:
+    """A duration such as 40/3 (a division in the domain) is written as a decimal that VAL and our plan
+    reader take (it was written '40/3', and validate() raised a syntax error on the session's own history)."""
+    domain, problem = folder / "thirds-d.pddl", folder / "thirds-p.pddl"
+    domain.write_text("""(define (domain thirds) (:requirements :durative-actions :fluents)
+ (:predicates (r) (g)) (:functions (len))
+ (:durative-action go :parameters () :duration (= ?duration (/ (len) 3))
+   :condition (at start (r)) :effect (at end (g))))""")
+    problem.write_text("(define (problem t1) (:domain thirds) (:init (r) (= (len) 40)) (:goal (g))"
+                       " (:metric minimize (total-time)))")
+    s = TemporalSession(load_temporal(str(domain), str(problem)))
+    s.start("(go)")
+    s.advance()
+    s.end("(go)")
+    text = s.plan_text()
+    assert "/" not in text
+    report = s.validate()
+    val = val_timed_verdict(domain, problem, text, 0.001)
+    assert report.valid and val.valid, (report.summary(), val.raw[-400:])
+    assert abs(float(report.metric) - float(val.value_text)) < 1e-6  # VAL prints 10 digits
