@@ -581,7 +581,8 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                 if snap.kind != "til":  # total-time: the last happening of the plan's own steps (VAL's)
                     makespan = max(makespan, t)  # type: ignore[type-var, assignment]
             # invariants in the state after the happening, for every action still running
-            for number, (start, end, inv) in sorted(running.items()):
+            # by start time, then plan line: when several break at once, the one VAL names is named
+            for number, (start, end, inv) in sorted(running.items(), key=lambda r: (r[1][0], r[0])):
                 probe = state
                 schema, args = schemas[number]
                 _with_duration(probe, hidden, end - start)

@@ -202,3 +202,23 @@ def test_a_session_history_with_a_duration_of_no_finite_decimal_is_a_timed_plan(
     val = val_timed_verdict(domain, problem, text, 0.001)
     assert report.valid and val.valid, (report.summary(), val.raw[-400:])
     assert abs(float(report.metric) - float(val.value_text)) < 1e-6  # VAL prints 10 digits
+
+
+def test_when_two_invariants_break_at_once_the_one_val_names_is_named(folder: Path) -> None:
+    """VAL checks the running actions' invariants by start time, then plan line, and names the first broken."""
+    domain, problem = folder / "inv-d.pddl", folder / "inv-p.pddl"
+    domain.write_text("""(define (domain inv) (:requirements :durative-actions)
+ (:predicates (q) (r) (g))
+ (:durative-action hold :parameters () :duration (= ?duration 5)
+   :condition (over all (q)) :effect (at end (g)))
+ (:durative-action keep :parameters () :duration (= ?duration 5)
+   :condition (over all (q)) :effect (at end (g)))
+ (:durative-action breakq :parameters () :duration (= ?duration 1)
+   :condition (at start (r)) :effect (at end (not (q)))))""")
+    problem.write_text("(define (problem i1) (:domain inv) (:init (q) (r)) (:goal (g)))")
+    plan = "1: (hold) [5]\n0: (keep) [5]\n2: (breakq) [1]\n"
+    ours = validate_timed_plan(load_temporal(str(domain), str(problem)), plan)
+    val = val_timed_verdict(domain, problem, plan)
+    assert not ours.valid and not val.valid
+    assert any(line.startswith("Invariant for (keep)") for line in val.failure), val.failure
+    assert ours.failure is not None and ours.failure.action.startswith("(keep)") and ours.failure.time == 3
