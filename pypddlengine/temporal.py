@@ -537,8 +537,8 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                 if snap.kind in ("start", "end"):
                     name = schema.name.rsplit("@", 1)[0]
                     schema = lifted.schema_index[f"{name}@{snap.kind}"]
-                if snap.kind == "start":
-                    _check_duration(task, space, before, snap, t, schema, args, eps)
+                if snap.kind in ("start", "end"):  # (at end (<= ?duration e)) is read at the end (PDDL 2.1, VAL)
+                    _check_duration(task, space, before, snap, t, schema, args, eps, snap.kind)
                 probe = before  # the hidden ?duration slot is set for each reader in turn
                 _with_duration(probe, hidden, snap.duration)
                 act = space.lookup(schema, args)
@@ -651,17 +651,18 @@ def apply_til(space: LazyTask, state: Any, til: TimedLiteral) -> None:
         state.discard(aid)
 
 
-def duration_window(task: TemporalTask, schema: Any, args: tuple[int, ...], values: Any
+def duration_window(task: TemporalTask, schema: Any, args: tuple[int, ...], values: Any, at: str = "start"
                     ) -> tuple[Value | None, Value | None]:
-    """``(least, most)`` duration the instance may take when it starts in a
-    state with fluent ``values`` (``None``: unbounded). Raises
+    """``(least, most)`` duration the instance may take by its constraints
+    read at ``at`` (``"start"``: all but ``(at end ...)`` ones; ``"end"``:
+    those), in a state with fluent ``values`` (``None``: unbounded). Raises
     :class:`LookupError` when a bound has no value."""
     lifted = task.lifted
     d = task.durative[schema.name.rsplit("@", 1)[0]]
     binding = schema.binding(args)
     least: Value | None = None
     most: Value | None = None
-    for c in d.duration:
+    for c in _constraints_at(d, at):
         try:
             bound = evaluate(lifted.ground_expr(c.value, binding), values)
         except (TypeError, ZeroDivisionError, PDDLError) as err:
@@ -731,14 +732,19 @@ def _freeze(state: Any) -> Any:
     return frozenset(state)
 
 
+def _constraints_at(d: DurativeActionDecl, at: str) -> Iterable[Any]:
+    """The duration constraints read at the start (unmarked or ``at start``) or at the end (``at end``)."""
+    return (c for c in d.duration if (c.at == "end") == (at == "end"))
+
+
 def _check_duration(task: TemporalTask, space: LazyTask, before: Any, snap: _Snap, t: Fraction, schema: Any,
-                    args: tuple[int, ...], eps: Fraction = DEFAULT_EPSILON) -> None:
+                    args: tuple[int, ...], eps: Fraction = DEFAULT_EPSILON, at: str = "start") -> None:
     lifted = task.lifted
     d = task.durative[schema.name.rsplit("@", 1)[0]]
     binding = schema.binding(args)
     values = before.values if hasattr(before, "values") else ()
     dur = normal(snap.duration)  # type: ignore[arg-type]
-    for c in d.duration:
+    for c in _constraints_at(d, at):
         try:
             bound = evaluate(lifted.ground_expr(c.value, binding), values)
         except (TypeError, LookupError, ZeroDivisionError, PDDLError):

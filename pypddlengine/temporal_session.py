@@ -347,7 +347,17 @@ class TemporalSession:
                               f"{to_text(normal(run.earliest_end))} and "
                               f"{'any time' if run.latest_end is None else to_text(normal(run.latest_end))}, "
                               f"not at {to_text(normal(self.clock))}", details={"least": run.least, "most": run.most})
-        return self.lifted.schema_index[f"{run.name}@end"], dur
+        schema = self.lifted.schema_index[f"{run.name}@end"]
+        try:  # (at end (<= ?duration e)): read now, in the state before this happening
+            least, most = duration_window(self.task, schema, run.args, getattr(self._m.before, "values", ()), "end")
+        except LookupError as err:
+            raise StepRefused(f"{run.action} (id {run.id}) cannot end: its duration has no value ({err})") from None
+        if not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in (("<=", most), (">=", least))
+                   if bound is not None):
+            raise StepRefused(f"{run.action} (id {run.id}) cannot end now: its duration {to_text(dur)} must lie in "
+                              f"[{_show(least)}, {_show(most)}] by its at end constraints",
+                              details={"least": least, "most": most})
+        return schema, dur
 
     def _interferes(self, act: Any, duration: Value | None) -> bool:
         probe = _copy(self._m.before)

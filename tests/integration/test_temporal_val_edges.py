@@ -222,3 +222,55 @@ def test_when_two_invariants_break_at_once_the_one_val_names_is_named(folder: Pa
     assert not ours.valid and not val.valid
     assert any(line.startswith("Invariant for (keep)") for line in val.failure), val.failure
     assert ours.failure is not None and ours.failure.action.startswith("(keep)") and ours.failure.time == 3
+
+
+BOUNDS = """(define (domain bounds) (:requirements :durative-actions :fluents :duration-inequalities)
+ (:predicates (r) (g)) (:functions (f))
+ (:durative-action late :parameters () :duration (at end (<= ?duration (f)))
+   :condition (at start (r)) :effect (at end (g)))
+ (:durative-action early :parameters () :duration (at start (<= ?duration (f)))
+   :condition (at start (r)) :effect (at end (g)))
+ (:durative-action setf :parameters () :duration (= ?duration 1)
+   :condition (at start (r)) :effect (at end (assign (f) 10))))"""
+
+# an (at end ...) duration constraint is read in the state before the end happening (PDDL 2.1; VAL)
+BOUND_CASES = {
+    "at-end-bound-raised-while-running": ("0: (late) [5]\n0: (setf) [1]\n", True),
+    "at-start-bound-raised-while-running": ("0: (early) [5]\n0: (setf) [1]\n", False),
+    "at-end-bound-raised-at-the-end": ("4: (late) [5]\n8: (setf) [1]\n", False),
+    "at-end-bound-never-raised": ("0: (late) [5]\n", False),
+}
+
+
+@pytest.mark.parametrize("case", list(BOUND_CASES))
+def test_at_end_duration_constraints_are_read_at_the_end(folder: Path, case: str) -> None:
+    plan, expected = BOUND_CASES[case]
+    domain, problem = folder / "bounds-d.pddl", folder / "bounds-p.pddl"
+    domain.write_text(BOUNDS)
+    problem.write_text("(define (problem b1) (:domain bounds) (:init (r) (= (f) 2)) (:goal (g))"
+                       " (:metric minimize (+ (total-time) (f))))")
+    for epsilon in ("0.001", "0.01"):
+        ours = validate_timed_plan(load_temporal(str(domain), str(problem)), plan, Fraction(epsilon))
+        val = val_timed_verdict(domain, problem, plan, float(epsilon))
+        assert ours.valid == val.valid == expected, (ours.summary(), val.raw[-600:])
+        if expected:
+            assert ours.metric == Fraction(val.value_text)
+
+
+def test_a_session_reads_an_at_end_duration_constraint_when_the_action_ends(folder: Path) -> None:
+    domain, problem = folder / "bounds-d.pddl", folder / "bounds-p.pddl"
+    domain.write_text(BOUNDS)
+    problem.write_text("(define (problem b1) (:domain bounds) (:init (r) (= (f) 2)) (:goal (g)))")
+    s = TemporalSession(load_temporal(str(domain), str(problem)))
+    s.start("(late)")
+    s.advance(5)
+    with pytest.raises(StepRefused):  # f is 2: a duration of 5 breaks (at end (<= ?duration (f)))
+        s.end("(late)")
+    s.undo()
+    s.start("(setf)")
+    s.advance(1)
+    s.end("(setf)")
+    s.advance(5)
+    s.end("(late)")  # f is 10 now
+    assert s.goal_reached() and s.validate().valid
+    assert val_timed_verdict(domain, problem, s.plan_text()).valid
