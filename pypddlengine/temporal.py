@@ -686,7 +686,7 @@ def _happenings(events: dict[Fraction, list[tuple[int, _Snap]]], eps: Fraction
     group: list[tuple[int, _Snap]] = []
     for t in sorted(events):
         here = min(snap.fat for _, snap in events[t])
-        if group_time is not None and here <= group_float + merge:  # VAL's comparison (not here - group <= merge)
+        if group_time is not None and here <= group_float + merge:  # VAL's test, rounding included
             group.extend(events[t])
             continue
         if group_time is not None:
