@@ -400,18 +400,27 @@ def _lifted_reads(space: LazyTask, cond: Condition | None, binding: dict[str, in
                     pass
 
 
-def _effect_reads(space: LazyTask, eff: Effect | None, binding: dict[str, int], atoms: set[int],
-                  fluents: set[int]) -> None:
-    match eff:
-        case EffectAnd(parts=ps):
-            for part in ps:
-                _effect_reads(space, part, binding, atoms, fluents)
-        case When(condition=c, effect=e):
-            _lifted_reads(space, c, binding, atoms, fluents)
-            _effect_reads(space, e, binding, atoms, fluents)
-        case ForallEffect(variables=vs, effect=e):
-            for inner in space.lifted._extend(binding, vs):  # noqa: SLF001
-                _effect_reads(space, e, inner, atoms, fluents)
+def _formula_reads(f: Any, atoms: set[int], fluents: set[int]) -> None:
+    """Every atom and fluent a ground formula reads (see :data:`pypddlengine.step.Formula`)."""
+    from .step import NUMERIC
+
+    if f.__class__ is int:
+        atoms.add(f if f >= 0 else ~f)
+        return
+    kind, parts = f
+    if kind == NUMERIC:
+        for side in (parts.left, parts.right):
+            fluent_ids(side, fluents)
+        return
+    for part in parts:
+        _formula_reads(part, atoms, fluents)
+
+
+def _snap_durations(task: TemporalTask, schema: Any) -> tuple[Any, ...]:
+    """The duration constraints a snap action reads: a start's (unmarked or ``at start``), an end's (``at end``)."""
+    name, _, at = schema.name.rpartition("@")
+    d = task.durative.get(name)
+    return () if d is None or at not in ("start", "end") else tuple(_constraints_at(d, at))
 
 
 class _Footprint:
@@ -419,7 +428,8 @@ class _Footprint:
 
     __slots__ = ("add", "additive", "delete", "fluents_read", "fluents_written", "reads")
 
-    def __init__(self, act: GroundAction, state: Any, hidden: int | None, space: LazyTask) -> None:
+    def __init__(self, act: GroundAction, state: Any, hidden: int | None, space: LazyTask,
+                 durations: Iterable[Any] = ()) -> None:
         reads: set[int] = set(act.pre) | set(act.neg)
         fr: set[int] = set()
         add, delete = set(act.add), set(act.delete)
@@ -427,13 +437,19 @@ class _Footprint:
         additive: set[int] = set()
         binding = act.schema.binding(act.args)
         _lifted_reads(space, act.schema.decl.precondition, binding, reads, fr)
-        _effect_reads(space, act.schema.decl.effect, binding, reads, fr)
+        for c in durations:  # a duration constraint reads its fluents when it is checked (VAL: a mutex)
+            try:
+                fluent_ids(space.lifted.ground_expr(c.value, binding), fr)
+            except (LookupError, PDDLError):
+                pass
         updates = list(getattr(act, "numeric", ()))
         for e in getattr(act, "effects", ()):
-            if e.cond is None or _holds(e.cond, state):
-                add.update(e.add)
+            if e.cond is None or _holds(e.cond, state):  # the condition of an effect that fires is read (VAL:
+                add.update(e.add)  # one that does not fire reads nothing, whatever another step does to it)
                 delete.update(e.delete)
                 updates.extend(e.numeric)
+                if e.cond is not None:
+                    _formula_reads(e.cond, reads, fr)
         for u in updates:
             target = getattr(u, "target", None)
             if target is None:
@@ -549,7 +565,8 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                     raise _Failed(TemporalFailure(
                         t, snap.step, f"{snap.label} ({_KIND[snap.kind]})", "INAPPLICABLE_ACTION", why,
                         tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(probe)))))
-                prints.append((snap, None if alone else _Footprint(act, probe, hidden, space)))
+                prints.append((snap, None if alone else _Footprint(act, probe, hidden, space,
+                                                                   _snap_durations(task, schema))))
             # interference within the happening and with happenings closer than epsilon
             for i, (a, fa) in enumerate(prints):
                 for b, fb in prints[i + 1:]:

@@ -35,6 +35,7 @@ from .temporal import (
     _duration_ok,
     _Footprint,
     _freeze,
+    _snap_durations,
     _til_footprint,
     _uses_duration,
     _with_duration,
@@ -362,7 +363,7 @@ class TemporalSession:
     def _interferes(self, act: Any, duration: Value | None) -> bool:
         probe = _copy(self._m.before)
         _with_duration(probe, self.hidden, duration)
-        mine = _Footprint(act, probe, self.hidden, self.space)
+        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
         return any(mine.interferes(other) for other in self._m.prints)
 
     def _snap(self, schema: Any, args: tuple[int, ...], text: str, kind: str, duration: Value | None,
@@ -377,7 +378,7 @@ class TemporalSession:
             raise StepRefused(f"{text} cannot {what} now: its {kind if kind != 'action' else ''} condition does not "
                               "hold (conditions are read in the state at the start of this happening)".replace("  ", " "),
                               details={"unsatisfied": list(unsatisfied)})
-        mine = _Footprint(act, probe, self.hidden, self.space)
+        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, schema))
         for other in m.prints:
             if mine.interferes(other):
                 raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "

@@ -90,6 +90,28 @@ def _files(folder: Path, name: str, domain: str, goal: str | None) -> tuple[Path
     return d, p
 
 
+def _files_of(folder: Path, name: str, domain_text: str, problem_text: str) -> tuple[Path, Path]:
+    domain, problem = folder / f"{name}-d.pddl", folder / f"{name}-p.pddl"
+    domain.write_text(domain_text)
+    problem.write_text(problem_text)
+    return domain, problem
+
+
+def _both_epsilons(domain: Path, problem: Path, plan: str, expected: bool, *, value: bool = True) -> list[object]:
+    """Our report and VAL's verdict at 0.001 and 0.01: equal verdicts, the expected one, equal values."""
+    task = load_temporal(str(domain), str(problem))
+    reports = []
+    for epsilon in ("0.001", "0.01"):
+        ours = validate_timed_plan(task, plan, Fraction(epsilon))
+        val = val_timed_verdict(domain, problem, plan, float(epsilon))
+        assert "Problem in domain definition" not in val.raw and "Bad plan description" not in val.raw
+        assert ours.valid == val.valid == expected, (ours.summary(), val.raw[-600:])
+        if expected and value:
+            assert ours.metric == Fraction(val.value_text), (ours.summary(), val.value_text)
+        reports.append(ours)
+    return reports
+
+
 @pytest.mark.parametrize("epsilon", ["0.001", "0.01"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_verdict_and_value_are_vals(folder: Path, case: str, epsilon: str) -> None:
@@ -157,14 +179,9 @@ WHEN_CASES = {
 @pytest.mark.parametrize("case", list(WHEN_CASES))
 def test_pddl21_conditional_effects_of_durative_actions_get_vals_verdict(folder: Path, case: str) -> None:
     effect, init, goal, plan, expected = WHEN_CASES[case]
-    domain, problem = folder / f"{case}-d.pddl", folder / f"{case}-p.pddl"
-    domain.write_text(_when_domain(effect))
-    problem.write_text(f"(define (problem m1) (:domain marks) (:init (r) {init}) (:goal (and {goal})))")
-    for epsilon in ("0.001", "0.01"):
-        ours = validate_timed_plan(load_temporal(str(domain), str(problem)), plan, Fraction(epsilon))
-        val = val_timed_verdict(domain, problem, plan, float(epsilon))
-        assert "Problem in domain definition" not in val.raw and "Bad plan description" not in val.raw
-        assert ours.valid == val.valid == expected, (ours.summary(), val.raw[-600:])
+    domain, problem = _files_of(folder, case, _when_domain(effect),
+                                f"(define (problem m1) (:domain marks) (:init (r) {init}) (:goal (and {goal})))")
+    _both_epsilons(domain, problem, plan, expected, value=False)  # no metric: VAL's value is the step count
 
 
 @pytest.mark.parametrize("condition", ["(at start (m ?o))", "(over all (m ?o))",
@@ -245,22 +262,14 @@ BOUND_CASES = {
 @pytest.mark.parametrize("case", list(BOUND_CASES))
 def test_at_end_duration_constraints_are_read_at_the_end(folder: Path, case: str) -> None:
     plan, expected = BOUND_CASES[case]
-    domain, problem = folder / "bounds-d.pddl", folder / "bounds-p.pddl"
-    domain.write_text(BOUNDS)
-    problem.write_text("(define (problem b1) (:domain bounds) (:init (r) (= (f) 2)) (:goal (g))"
-                       " (:metric minimize (+ (total-time) (f))))")
-    for epsilon in ("0.001", "0.01"):
-        ours = validate_timed_plan(load_temporal(str(domain), str(problem)), plan, Fraction(epsilon))
-        val = val_timed_verdict(domain, problem, plan, float(epsilon))
-        assert ours.valid == val.valid == expected, (ours.summary(), val.raw[-600:])
-        if expected:
-            assert ours.metric == Fraction(val.value_text)
+    domain, problem = _files_of(folder, "bounds", BOUNDS, "(define (problem b1) (:domain bounds) (:init (r) (= (f) 2))"
+                                " (:goal (g)) (:metric minimize (+ (total-time) (f))))")
+    _both_epsilons(domain, problem, plan, expected)
 
 
 def test_a_session_reads_an_at_end_duration_constraint_when_the_action_ends(folder: Path) -> None:
-    domain, problem = folder / "bounds-d.pddl", folder / "bounds-p.pddl"
-    domain.write_text(BOUNDS)
-    problem.write_text("(define (problem b1) (:domain bounds) (:init (r) (= (f) 2)) (:goal (g)))")
+    domain, problem = _files_of(folder, "bounds-session", BOUNDS,
+                                "(define (problem b1) (:domain bounds) (:init (r) (= (f) 2)) (:goal (g)))")
     s = TemporalSession(load_temporal(str(domain), str(problem)))
     s.start("(late)")
     s.advance(5)
@@ -274,3 +283,59 @@ def test_a_session_reads_an_at_end_duration_constraint_when_the_action_ends(fold
     s.end("(late)")  # f is 10 now
     assert s.goal_reached() and s.validate().valid
     assert val_timed_verdict(domain, problem, s.plan_text()).valid
+
+
+READS = """(define (domain reads)
+ (:requirements :typing :durative-actions :fluents :duration-inequalities :conditional-effects)
+ (:types o) (:constants o1 - o)
+ (:predicates (r) (m ?x - o) (done ?x - o) (g))
+ (:functions (f) (cap))
+ (:durative-action setm :parameters (?x - o) :duration (= ?duration 1)
+   :condition (at start (r)) :effect (at end (m ?x)))
+ (:durative-action delm :parameters (?x - o) :duration (= ?duration 1)
+   :condition (at start (r)) :effect (at end (not (m ?x))))
+ (:durative-action mark :parameters (?x - o) :duration (= ?duration 2)
+   :condition (at start (r)) :effect (and (when (at end (m ?x)) (at end (done ?x))) (at end (g))))
+ (:durative-action lim :parameters () :duration (<= ?duration (cap))
+   :condition (at start (r)) :effect (at end (g)))
+ (:durative-action late :parameters () :duration (at end (<= ?duration (cap)))
+   :condition (at start (r)) :effect (at end (g)))
+ (:action raise :parameters () :precondition (and (r)) :effect (and (increase (cap) 1)))
+ (:action check :parameters (?x - o) :precondition (and (r)) :effect (and (when (m ?x) (done ?x)) (g))))"""
+
+# what a snap reads, for interference: the condition of a conditional effect only when it fires (VAL), and the
+# fluents of the duration constraints it checks (a start's, or an end's (at end ...) ones)
+READ_CASES = {
+    "unfired-condition-made-true-at-the-same-time": ("", "0: (setm o1) [1]\n1: (check o1)\n", True),
+    "unfired-durative-condition-made-true": ("", "0: (setm o1) [1]\n-1: (mark o1) [2]\n", True),
+    "unfired-condition-deleted-at-the-same-time": ("", "0: (delm o1) [1]\n1: (check o1)\n", True),
+    "fired-condition-deleted-at-the-same-time": ("(m o1)", "0: (delm o1) [1]\n1: (check o1)\n", False),
+    "fired-condition-added-again": ("(m o1)", "0: (setm o1) [1]\n1: (check o1)\n", False),
+    "duration-bound-raised-at-the-start": ("", "1: (raise)\n1: (lim) [2]\n", False),
+    "at-end-duration-bound-raised-at-the-end": ("", "3: (raise)\n1: (late) [2]\n", False),
+    "at-end-duration-bound-raised-at-the-start": ("", "1: (raise)\n1: (late) [2]\n", True),
+}
+
+
+@pytest.mark.parametrize("case", list(READ_CASES))
+def test_what_a_snap_reads_for_interference_is_what_val_reads(folder: Path, case: str) -> None:
+    init, plan, expected = READ_CASES[case]
+    domain, problem = _files_of(folder, f"reads-{case}", READS,
+                                f"(define (problem r1) (:domain reads) (:init (r) {init} (= (f) 0) (= (cap) 3))"
+                                " (:goal (g)) (:metric minimize (+ (total-time) (cap))))")
+    for ours in _both_epsilons(domain, problem, plan, expected):
+        assert expected or (ours.failure is not None and ours.failure.code == "INTERFERENCE"), ours.summary()
+
+
+def test_a_session_refuses_a_start_whose_duration_bound_changed_at_this_time(folder: Path) -> None:
+    domain, problem = _files_of(folder, "reads-session", READS,
+                                "(define (problem r1) (:domain reads) (:init (r) (= (f) 0) (= (cap) 3)) (:goal (g)))")
+    s = TemporalSession(load_temporal(str(domain), str(problem)))
+    s.execute("(raise)")
+    with pytest.raises(StepRefused):
+        s.start("(lim)", 2)
+    s.advance(Fraction(1, 10))
+    s.start("(lim)", 2)
+    s.advance()
+    s.end("(lim)")
+    assert s.validate().valid and val_timed_verdict(domain, problem, s.plan_text()).valid
