@@ -339,3 +339,21 @@ def test_a_session_refuses_a_start_whose_duration_bound_changed_at_this_time(fol
     s.advance()
     s.end("(lim)")
     assert s.validate().valid and val_timed_verdict(domain, problem, s.plan_text()).valid
+
+
+def test_a_read_beside_an_increase_interferes_in_either_order_where_vals_answer_depends_on_it(folder: Path) -> None:
+    """Deviation 7 of docs/time.md: VAL accepts the first plan and refuses the same two lines swapped; Fox and
+    Long's rule (a step reading (cap) while another changes it) refuses both, and so do we."""
+    domain, problem = _files_of(folder, "order", """(define (domain order) (:requirements :durative-actions :fluents)
+ (:predicates (r) (g)) (:functions (cap))
+ (:durative-action pre-self :parameters () :duration (= ?duration 1)
+   :condition (at start (>= (cap) 0)) :effect (and (at start (increase (cap) 1)) (at end (g))))
+ (:durative-action draise :parameters () :duration (= ?duration 1)
+   :condition (at start (r)) :effect (and (at start (increase (cap) 1)) (at end (g)))))""",
+                                "(define (problem o1) (:domain order) (:init (r) (= (cap) 3)) (:goal (g)))")
+    task = load_temporal(str(domain), str(problem))
+    first, swapped = "1: (pre-self) [1]\n1: (draise) [1]\n", "1: (draise) [1]\n1: (pre-self) [1]\n"
+    assert val_timed_verdict(domain, problem, first).valid and not val_timed_verdict(domain, problem, swapped).valid
+    for plan in (first, swapped):
+        report = validate_timed_plan(task, plan)
+        assert not report.valid and report.failure is not None and report.failure.code == "INTERFERENCE"
