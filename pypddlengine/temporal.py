@@ -373,25 +373,34 @@ class _Failed(Exception):
 
 
 def _lifted_reads(space: LazyTask, cond: Condition | None, binding: dict[str, int], atoms: set[int],
-                  fluents: set[int]) -> None:
+                  fluents: set[int], seen: set[Any] | None = None) -> None:
     """Every atom and fluent a condition mentions under ``binding``, quantifiers
     expanded, static parts included: VAL judges interference on the
-    conditions as written, not as simplified by the static facts."""
+    conditions as written, not as simplified by the static facts. A derived
+    atom reads what its rules' bodies read (VAL: a step adding an atom a
+    derived condition depends on interferes with the step reading it)."""
     lifted = space.lifted
     match cond:
         case Atom():
-            atoms.add(space.intern(lifted._key(cond, binding)))  # noqa: SLF001
+            key = lifted._key(cond, binding)  # noqa: SLF001
+            atoms.add(space.intern(key))
+            if key[0] in lifted.derived_predicates and key not in (seen := set() if seen is None else seen):
+                seen.add(key)
+                for axiom in lifted.domain.axioms:
+                    if axiom.predicate == cond.predicate:
+                        inner = {p.name: arg for p, arg in zip(axiom.parameters, key[1:], strict=True)}
+                        _lifted_reads(space, axiom.body, inner, atoms, fluents, seen)
         case Not(operand=x):
-            _lifted_reads(space, x, binding, atoms, fluents)
+            _lifted_reads(space, x, binding, atoms, fluents, seen)
         case And(parts=ps) | Or(parts=ps):
             for part in ps:
-                _lifted_reads(space, part, binding, atoms, fluents)
+                _lifted_reads(space, part, binding, atoms, fluents, seen)
         case Imply(antecedent=a, consequent=c):
-            _lifted_reads(space, a, binding, atoms, fluents)
-            _lifted_reads(space, c, binding, atoms, fluents)
+            _lifted_reads(space, a, binding, atoms, fluents, seen)
+            _lifted_reads(space, c, binding, atoms, fluents, seen)
         case Exists(variables=vs, body=b) | Forall(variables=vs, body=b):
             for inner in lifted._extend(binding, vs):  # noqa: SLF001
-                _lifted_reads(space, b, inner, atoms, fluents)
+                _lifted_reads(space, b, inner, atoms, fluents, seen)
         case Compare(left=left, right=right):
             for side in (left, right):
                 try:

@@ -357,3 +357,22 @@ def test_a_read_beside_an_increase_interferes_in_either_order_where_vals_answer_
     for plan in (first, swapped):
         report = validate_timed_plan(task, plan)
         assert not report.valid and report.failure is not None and report.failure.code == "INTERFERENCE"
+
+
+def test_a_derived_condition_reads_the_atoms_its_rule_reads(folder: Path) -> None:
+    """(ok) is derived from (forall (?x) (not (busy ?x))): starting work on o1 (adding (busy o1)) at the time
+    another step needs (ok) interferes, as VAL says ('Mutex violation: (work o1) - start (adds (busy o1))')."""
+    domain, problem = _files_of(folder, "derived", """(define (domain derived)
+ (:requirements :typing :durative-actions :derived-predicates :universal-preconditions :negative-preconditions)
+ (:types o) (:constants o1 o2 - o)
+ (:predicates (busy ?x - o) (ok) (g))
+ (:derived (ok) (forall (?x - o) (not (busy ?x))))
+ (:durative-action work :parameters (?x - o) :duration (= ?duration 1)
+   :condition (at start (not (busy ?x))) :effect (and (at start (busy ?x)) (at end (not (busy ?x))) (at end (g))))
+ (:durative-action idle :parameters () :duration (= ?duration 1)
+   :condition (at start (ok)) :effect (at end (g))))""",
+                                "(define (problem d1) (:domain derived) (:init) (:goal (g))"
+                                " (:metric minimize (total-time)))")
+    for ours in _both_epsilons(domain, problem, "1: (idle) [1]\n1: (work o1) [1]\n", False):
+        assert ours.failure is not None and ours.failure.code == "INTERFERENCE", ours.summary()
+    _both_epsilons(domain, problem, "1: (idle) [1]\n1.5: (work o1) [1]\n", True)
