@@ -384,12 +384,7 @@ def _lifted_reads(space: LazyTask, cond: Condition | None, binding: dict[str, in
         case Atom():
             key = lifted._key(cond, binding)  # noqa: SLF001
             atoms.add(space.intern(key))
-            if key[0] in lifted.derived_predicates and key not in (seen := set() if seen is None else seen):
-                seen.add(key)
-                for axiom in lifted.domain.axioms:
-                    if axiom.predicate == cond.predicate:
-                        inner = {p.name: arg for p, arg in zip(axiom.parameters, key[1:], strict=True)}
-                        _lifted_reads(space, axiom.body, inner, atoms, fluents, seen)
+            _derived_reads(space, key, atoms, fluents, seen)
         case Not(operand=x):
             _lifted_reads(space, x, binding, atoms, fluents, seen)
         case And(parts=ps) | Or(parts=ps):
@@ -409,12 +404,27 @@ def _lifted_reads(space: LazyTask, cond: Condition | None, binding: dict[str, in
                     pass
 
 
-def _formula_reads(f: Any, atoms: set[int], fluents: set[int]) -> None:
-    """Every atom and fluent a ground formula reads (see :data:`pypddlengine.step.Formula`)."""
+def _derived_reads(space: LazyTask, key: Any, atoms: set[int], fluents: set[int], seen: set[Any] | None) -> None:
+    """What a derived atom reads: its rules' bodies under its arguments (recursion cut by ``seen``)."""
+    lifted = space.lifted
+    if key[0] not in lifted.derived_predicates or key in (seen := set() if seen is None else seen):
+        return
+    seen.add(key)
+    for axiom in lifted.domain.axioms:
+        if lifted.predicate_index[axiom.predicate] == key[0]:
+            inner = {p.name: arg for p, arg in zip(axiom.parameters, key[1:], strict=True)}
+            _lifted_reads(space, axiom.body, inner, atoms, fluents, seen)
+
+
+def _formula_reads(space: LazyTask, f: Any, atoms: set[int], fluents: set[int]) -> None:
+    """Every atom and fluent a ground formula reads (see :data:`pypddlengine.step.Formula`), derived atoms
+    standing for what their rules read."""
     from .step import NUMERIC
 
     if f.__class__ is int:
-        atoms.add(f if f >= 0 else ~f)
+        atom = f if f >= 0 else ~f
+        atoms.add(atom)
+        _derived_reads(space, space.atoms[atom], atoms, fluents, None)
         return
     kind, parts = f
     if kind == NUMERIC:
@@ -422,7 +432,7 @@ def _formula_reads(f: Any, atoms: set[int], fluents: set[int]) -> None:
             fluent_ids(side, fluents)
         return
     for part in parts:
-        _formula_reads(part, atoms, fluents)
+        _formula_reads(space, part, atoms, fluents)
 
 
 def _snap_durations(task: TemporalTask, schema: Any) -> tuple[Any, ...]:
@@ -458,7 +468,7 @@ class _Footprint:
                 delete.update(e.delete)
                 updates.extend(e.numeric)
                 if e.cond is not None:
-                    _formula_reads(e.cond, reads, fr)
+                    _formula_reads(space, e.cond, reads, fr)
         for u in updates:
             target = getattr(u, "target", None)
             if target is None:

@@ -363,16 +363,19 @@ def test_a_derived_condition_reads_the_atoms_its_rule_reads(folder: Path) -> Non
     """(ok) is derived from (forall (?x) (not (busy ?x))): starting work on o1 (adding (busy o1)) at the time
     another step needs (ok) interferes, as VAL says ('Mutex violation: (work o1) - start (adds (busy o1))')."""
     domain, problem = _files_of(folder, "derived", """(define (domain derived)
- (:requirements :typing :durative-actions :derived-predicates :universal-preconditions :negative-preconditions)
+ (:requirements :typing :durative-actions :derived-predicates :universal-preconditions :negative-preconditions
+  :conditional-effects)
  (:types o) (:constants o1 o2 - o)
  (:predicates (busy ?x - o) (ok) (g))
  (:derived (ok) (forall (?x - o) (not (busy ?x))))
  (:durative-action work :parameters (?x - o) :duration (= ?duration 1)
    :condition (at start (not (busy ?x))) :effect (and (at start (busy ?x)) (at end (not (busy ?x))) (at end (g))))
  (:durative-action idle :parameters () :duration (= ?duration 1)
-   :condition (at start (ok)) :effect (at end (g))))""",
+   :condition (at start (ok)) :effect (at end (g)))
+ (:action report :parameters () :precondition (and) :effect (and (when (ok) (g)))))""",
                                 "(define (problem d1) (:domain derived) (:init) (:goal (g))"
                                 " (:metric minimize (total-time)))")
-    for ours in _both_epsilons(domain, problem, "1: (idle) [1]\n1: (work o1) [1]\n", False):
-        assert ours.failure is not None and ours.failure.code == "INTERFERENCE", ours.summary()
+    for plan in ("1: (idle) [1]\n1: (work o1) [1]\n", "1: (report)\n1: (work o1) [1]\n"):  # a condition, a when
+        for ours in _both_epsilons(domain, problem, plan, False):
+            assert ours.failure is not None and ours.failure.code == "INTERFERENCE", ours.summary()
     _both_epsilons(domain, problem, "1: (idle) [1]\n1.5: (work o1) [1]\n", True)
