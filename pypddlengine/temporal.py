@@ -617,8 +617,9 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                 if snap.kind != "til":  # total-time: the last happening of the plan's own steps (VAL's)
                     makespan = max(makespan, t)  # type: ignore[type-var, assignment]
             # invariants in the state after the happening, for every action still running
-            # by start time, then plan line: when several break at once, the one VAL names is named
-            for number, (start, end, inv) in sorted(running.items(), key=lambda r: (r[1][0], r[0])):
+            # in the order they started (by start time, then plan line): when several break at once, the one VAL
+            # names is named; the dict keeps that order, as starts are added happening by happening, line by line
+            for number, (start, end, inv) in running.items():
                 probe = state
                 schema, args = schemas[number]
                 _with_duration(probe, hidden, end - start)
@@ -776,11 +777,13 @@ def _constraints_at(d: DurativeActionDecl, at: str) -> Iterable[Any]:
 def _check_duration(task: TemporalTask, space: LazyTask, before: Any, snap: _Snap, t: Fraction, schema: Any,
                     args: tuple[int, ...], eps: Fraction = DEFAULT_EPSILON, at: str = "start") -> None:
     lifted = task.lifted
-    d = task.durative[schema.name.rsplit("@", 1)[0]]
+    constraints = tuple(_constraints_at(task.durative[schema.name.rsplit("@", 1)[0]], at))
+    if not constraints:
+        return
     binding = schema.binding(args)
     values = before.values if hasattr(before, "values") else ()
     dur = normal(snap.duration)  # type: ignore[arg-type]
-    for c in _constraints_at(d, at):
+    for c in constraints:
         try:
             bound = evaluate(lifted.ground_expr(c.value, binding), values)
         except (TypeError, LookupError, ZeroDivisionError, PDDLError):
