@@ -548,9 +548,9 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                                               f"the duration {to_text(normal(st.duration))} is negative"))
             resolved.append((st, schema, args))
             events.setdefault(st.time, []).append((1, _Snap("start", number, label, None, st.duration, at=st.time)))
-            end = _Snap("end", number, label, None, st.duration, at=st.time + st.duration)
-            end.fat = float(st.time) + float(st.duration)
-            events.setdefault(st.time + st.duration, []).append((0, end))
+            ending = _Snap("end", number, label, None, st.duration, at=st.time + st.duration)
+            ending.fat = float(st.time) + float(st.duration)
+            events.setdefault(st.time + st.duration, []).append((0, ending))
         for til in task.tils:
             t = Fraction(til.time.value)
             events.setdefault(t, []).append((3, _Snap("til", None, _til_text(lifted, til), None, None, til, at=t)))
