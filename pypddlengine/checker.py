@@ -379,6 +379,9 @@ class _Checker:
             for timed in action.conditions:
                 self._condition(timed.condition, scope, f"condition {_AT_WORDS[timed.at]}", lifted=True)
             for effect in action.effects:
+                if effect.at == "cross-time":
+                    self.feature("cross-time-conditional-effects", effect.span)
+                    continue
                 if effect.at == "continuous" or _continuous(effect.effect):
                     self.feature("continuous-effects", _continuous(effect.effect) or effect.span)
                     continue

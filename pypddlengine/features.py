@@ -99,6 +99,11 @@ FEATURE_INFO: dict[str, tuple[str, str]] = {
     "derived-predicates": (":derived-predicates", "derived predicates (':derived')"),
     "durative-actions": (":durative-actions", "durative actions (':durative-action')"),
     "continuous-effects": (":continuous-effects", "continuous effects ('#t' in a durative action)"),
+    "cross-time-conditional-effects": (
+        ":conditional-effects",
+        "a conditional effect whose condition is at another time than its effect "
+        "('(when (at start c) (at end e))' or '(when (over all c) ...)')",
+    ),
     "timed-initial-literals": (":timed-initial-literals", "timed initial literals ('(at t ...)' in :init)"),
     "preferences": (":preferences", "preferences ('preference')"),
     "constraints": (":constraints", "state-trajectory constraints (':constraints')"),

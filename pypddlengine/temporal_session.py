@@ -35,12 +35,14 @@ from .temporal import (
     _duration_ok,
     _Footprint,
     _freeze,
+    _snap_durations,
     _til_footprint,
     _uses_duration,
     _with_duration,
     apply_snap,
     apply_til,
     duration_window,
+    plan_number,
     validate_timed_plan,
 )
 
@@ -213,7 +215,7 @@ class TemporalSession:
         dur: Value | None = None if duration is None else normal(Fraction(str(duration)))
         if dur is None and least is not None and least == most:
             dur = least
-        if dur is not None and (dur < 0 or not all(_duration_ok(op, dur, bound) for op, bound in
+        if dur is not None and (dur < 0 or not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in
                                                     (("<=", most), (">=", least)) if bound is not None)):
             raise StepRefused(f"{text} cannot take {to_text(dur)}: its duration must lie in "
                               f"[{_show(least)}, {_show(most)}]", details={"least": least, "most": most})
@@ -286,7 +288,7 @@ class TemporalSession:
         return sorted(ended, key=lambda s: s[0])
 
     def plan_text(self) -> str:
-        return "".join(f"{to_text(normal(t))}: {a}{'' if d is None else f' [{to_text(d)}]'}\n"
+        return "".join(f"{plan_number(t)}: {a}{'' if d is None else f' [{plan_number(d)}]'}\n"
                        for t, a, d in self.history())
 
     def validate(self) -> TemporalReport:
@@ -340,18 +342,28 @@ class TemporalSession:
         if run.duration is not None and dur != run.duration:
             raise StepRefused(f"{run.action} (id {run.id}) ends at {to_text(normal(run.start + Fraction(run.duration)))} "
                               f"(its duration is {to_text(run.duration)}), not now")
-        if not all(_duration_ok(op, dur, bound) for op, bound in (("<=", run.most), (">=", run.least))
+        if not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in (("<=", run.most), (">=", run.least))
                    if bound is not None):
             raise StepRefused(f"{run.action} (id {run.id}) may end between "
                               f"{to_text(normal(run.earliest_end))} and "
                               f"{'any time' if run.latest_end is None else to_text(normal(run.latest_end))}, "
                               f"not at {to_text(normal(self.clock))}", details={"least": run.least, "most": run.most})
-        return self.lifted.schema_index[f"{run.name}@end"], dur
+        schema = self.lifted.schema_index[f"{run.name}@end"]
+        try:  # (at end (<= ?duration e)): read now, in the state before this happening
+            least, most = duration_window(self.task, schema, run.args, getattr(self._m.before, "values", ()), "end")
+        except LookupError as err:
+            raise StepRefused(f"{run.action} (id {run.id}) cannot end: its duration has no value ({err})") from None
+        if not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in (("<=", most), (">=", least))
+                   if bound is not None):
+            raise StepRefused(f"{run.action} (id {run.id}) cannot end now: its duration {to_text(dur)} must lie in "
+                              f"[{_show(least)}, {_show(most)}] by its at end constraints",
+                              details={"least": least, "most": most})
+        return schema, dur
 
     def _interferes(self, act: Any, duration: Value | None) -> bool:
         probe = _copy(self._m.before)
         _with_duration(probe, self.hidden, duration)
-        mine = _Footprint(act, probe, self.hidden, self.space)
+        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
         return any(mine.interferes(other) for other in self._m.prints)
 
     def _snap(self, schema: Any, args: tuple[int, ...], text: str, kind: str, duration: Value | None,
@@ -366,7 +378,7 @@ class TemporalSession:
             raise StepRefused(f"{text} cannot {what} now: its {kind if kind != 'action' else ''} condition does not "
                               "hold (conditions are read in the state at the start of this happening)".replace("  ", " "),
                               details={"unsatisfied": list(unsatisfied)})
-        mine = _Footprint(act, probe, self.hidden, self.space)
+        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, schema))
         for other in m.prints:
             if mine.interferes(other):
                 raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "

@@ -654,6 +654,19 @@ class PDDLTransformer:
         # PDDL 2.1 writes a continuous effect untimed: (increase (f) (* #t 2))
         return [TimedEffect("continuous", self.eff_numeric(c), token_span(c[0]))]
 
+    def da_eff_when(self, c: list[Any]) -> list[TimedEffect]:
+        # (when (at end c) (at end e)) = (at end (when c e)); a condition at another time than its effect
+        # (at start c -> at end e, or over all) is kept as at "cross-time" for the checker to refuse, located
+        span = token_span(c[0])
+        conds: list[TimedCondition] = c[1]
+        out = []
+        for timed in c[2]:
+            parts = tuple(t.condition for t in conds)
+            cond = parts[0] if len(parts) == 1 else And(parts, span)
+            at = timed.at if all(t.at == timed.at for t in conds) else "cross-time"
+            out.append(TimedEffect(at, When(cond, timed.effect, span) if parts else timed.effect, span))
+        return out
+
     def da_eff_forall(self, c: list[Any]) -> list[TimedEffect]:
         return [TimedEffect(t.at, ForallEffect(tuple(c[1]), t.effect, token_span(c[0])), t.span) for t in c[2]]
 
