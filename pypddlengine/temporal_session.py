@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .errors import ActionReferenceError, NumericError, PDDLError
+from .errors import ActionReferenceError, FeatureUnavailableError, NumericError, PDDLError
 from .exact import Value, normal, to_text
 from .lazy import LazyTask
 from .model import ActionRef
 from .step import thaw
-from .syntax import parse_action_ref
+from .sources import PDDLSource, read_task_sources
+from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .temporal import (
     DEFAULT_EPSILON,
     TemporalReport,
@@ -40,11 +41,18 @@ from .temporal import (
     _with_duration,
     apply_snap,
     apply_til,
+    compile_temporal,
     duration_window,
     validate_timed_plan,
 )
 
-__all__ = ["Running", "StepRefused", "TemporalSession"]
+__all__ = ["SESSION_ONLY_OPTIONS", "Running", "StepRefused", "TemporalSession", "open_temporal_session"]
+
+SESSION_ONLY_OPTIONS = ("heuristic", "proof_budget", "landmarks", "detect_loops", "observation", "backend",
+                        "options")
+"""Options of a classical :class:`~pypddlengine.session.Session` a temporal session does not take (given with a
+value other than their default, :func:`open_temporal_session` refuses them)."""
+_DEFAULTS: dict[str, Any] = {"heuristic": "h_ff", "backend": "auto"}
 
 
 class StepRefused(PDDLError):
@@ -101,10 +109,13 @@ class _Moment:
     history: list[tuple[Fraction, str, Value | None, int | None]] = field(default_factory=list)
     tils_done: int = 0
     next_id: int = 1
+    must_end: frozenset[int] = frozenset()
+    """Running actions whose ``over all`` condition a step at this time broke: they end at this time
+    (the condition holds on the open interval only), or time cannot pass."""
 
     def copy(self) -> _Moment:
         return _Moment(_copy(self.state), self.clock, _copy(self.before), list(self.prints), dict(self.running),
-                       list(self.history), self.tils_done, self.next_id)
+                       list(self.history), self.tils_done, self.next_id, self.must_end)
 
 
 class TemporalSession:
@@ -124,6 +135,7 @@ class TemporalSession:
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
         self._apply_tils_until(Fraction(0))
+        self._initial = self._m.copy()
 
     # ------------------------------------------------------------------ reading
 
@@ -181,6 +193,8 @@ class TemporalSession:
                     continue
                 if least is not None and most is not None and least > most:
                     continue
+                if self._start_reads[name[:-len("@start")]] and not act.applicable(self._probe(least)):
+                    continue  # its condition reads ?duration: checked with its own (the least) duration
                 if self._interferes(act, least):
                     continue
                 inv = self.space.lookup(self.lifted.schema_index[name.replace("@start", "@all")], act.args)
@@ -229,8 +243,13 @@ class TemporalSession:
             m.history.append((self.clock, text, dur, run.id))
 
         self._snap(schema, args, text, "start", dur if dur is not None else least, done, extra=(run, inv))
-        if run.latest_end == self.clock:  # a zero duration: it ends in this happening
-            self.end(run.id)
+        if run.latest_end == self.clock:  # a zero duration: it ends in this happening (both or neither)
+            try:
+                self.end(run.id)
+            except StepRefused:
+                self._m = self._undo.pop()
+                raise
+            self._undo.pop()  # one step to undo: the start and its end
         return run
 
     def end(self, which: int | str) -> None:
@@ -265,6 +284,10 @@ class TemporalSession:
                               f"(a tenth of epsilon: closer times are one happening)")
         for r in self.running:
             late = r.latest_end
+            if r.id in self._m.must_end:
+                raise StepRefused(f"{r.action} (id {r.id}) must end at {to_text(normal(self.clock))}: a step at this "
+                                  "time broke its over all condition; end it (or undo that step) before time passes",
+                                  details={"id": r.id})
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
@@ -292,6 +315,18 @@ class TemporalSession:
     def validate(self) -> TemporalReport:
         """Judge the history with the validator (the same semantics)."""
         return validate_timed_plan(self.task, self.plan_text(), self.epsilon)
+
+    def reset(self) -> None:
+        """Back to time 0 and the initial state (checkpoints are kept; undo then returns False)."""
+        self._m = self._initial.copy()
+        self._undo.clear()
+
+    def checkpoints(self) -> list[str]:
+        return sorted(self._checkpoints)
+
+    def delete_checkpoint(self, name: str) -> None:
+        if self._checkpoints.pop(name, None) is None:
+            raise StepRefused(f"no checkpoint named '{name}'")
 
     def undo(self) -> bool:
         if not self._undo:
@@ -348,9 +383,14 @@ class TemporalSession:
                               f"not at {to_text(normal(self.clock))}", details={"least": run.least, "most": run.most})
         return self.lifted.schema_index[f"{run.name}@end"], dur
 
-    def _interferes(self, act: Any, duration: Value | None) -> bool:
+    def _probe(self, duration: Value | None) -> Any:
+        """The state before this happening, with ``?duration`` set to ``duration``."""
         probe = _copy(self._m.before)
         _with_duration(probe, self.hidden, duration)
+        return probe
+
+    def _interferes(self, act: Any, duration: Value | None) -> bool:
+        probe = self._probe(duration)
         mine = _Footprint(act, probe, self.hidden, self.space)
         return any(mine.interferes(other) for other in self._m.prints)
 
@@ -382,6 +422,11 @@ class TemporalSession:
         m.prints.append(mine)
         done(m)
         broken = self._broken_invariants(extra)
+        endable = [r for r, _ in broken if r.start < self.clock and r.earliest_end <= self.clock
+                   and (r.latest_end is None or self.clock <= r.latest_end)]
+        if broken and len(endable) == len(broken):
+            m.must_end = m.must_end | {r.id for r in endable}  # they end at this time, or time cannot pass
+            broken = []
         if broken:
             self._m = saved
             raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
@@ -393,6 +438,8 @@ class TemporalSession:
         broken = []
         state = self._m.state
         for r in self._m.running.values():
+            if r.id in self._m.must_end:
+                continue  # it ends at this time (see _Moment.must_end)
             if r.latest_end == self.clock and r.duration is not None:
                 continue  # ends in this happening (its invariant holds on the open interval only)
             inv = extra[1] if extra is not None and r.id == extra[0].id else self.space.lookup(
@@ -406,6 +453,7 @@ class TemporalSession:
         return broken
 
     def _arrive(self, t: Fraction) -> None:
+        self._m.must_end = frozenset()
         self._m.clock = t
         self._m.before = _copy(self._m.state)
         self._m.prints = []
@@ -426,6 +474,30 @@ class TemporalSession:
                                   "all condition of " + "; ".join(f"{r.action} (id {r.id})" for r, _ in broken))
         if self.space.axioms is not None:
             m.state = thaw(self.space.axioms(_freeze(m.state)))
+
+
+def open_temporal_session(domain: PDDLSource, problem: PDDLSource, *, epsilon: Value = DEFAULT_EPSILON,
+                          domain_name: str | None = None, problem_name: str | None = None,
+                          max_bytes: int = MAX_INPUT_BYTES, text: bool = False, feedback: Any = None,
+                          **options: Any) -> TemporalSession:
+    """A :class:`TemporalSession` on a domain and problem, each a file path or
+    PDDL text (as :func:`pypddlengine.session.open_session` reads them; with
+    ``text`` always text). ``epsilon``: VAL's ``-t``. ``feedback`` is
+    accepted and not used (a temporal session's replies are the same at every
+    level); :data:`SESSION_ONLY_OPTIONS` with a value other than their default
+    are refused (``FEATURE_UNAVAILABLE``)."""
+    given = sorted(k for k, v in options.items() if k not in SESSION_ONLY_OPTIONS or v not in (None, False, 0,
+                                                                                                _DEFAULTS.get(k)))
+    if given:
+        raise FeatureUnavailableError(f"a temporal session takes no {', '.join(given)}",
+                                      hint="open it without them (docs/time.md)", details={"options": given})
+
+    (d_text, d_name), (p_text, p_name) = read_task_sources(domain, problem, max_bytes=max_bytes,
+                                                           domain_name=domain_name, problem_name=problem_name,
+                                                           text=text)
+    task = compile_temporal(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
+                            parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
+    return TemporalSession(task, epsilon)
 
 
 def _show(v: Value | None) -> str:

@@ -37,7 +37,7 @@ ENGINE_LAYERS = {
     "__init__": 10,
     # the adapters
     "play": 11, "mcp_server": 11, "cli_relabel": 11, "gym": 11, "up": 11, "file_commands": 11,
-    "cli_serve": 12,
+    "cli_serve": 12, "play_time": 12,
     "cli": 13,
     "commands": 14,  # the pypddl script: file_commands without click, else cli
 }
