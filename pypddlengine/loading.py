@@ -89,8 +89,8 @@ def open_session(domain: PDDLSource, problem: PDDLSource, *, temporal: bool = Tr
     (``UNSUPPORTED_REQUIREMENT``, as the gym adapter does) and the result is
     always a :class:`Session`."""
     from . import session
-    from .checker import TEMPORAL_FEATURES
     from .errors import UnsupportedRequirementError
+    from .temporal_session import needs_time, open_temporal_session
 
     epsilon = options.pop("epsilon", None)
     if not temporal:
@@ -98,9 +98,8 @@ def open_session(domain: PDDLSource, problem: PDDLSource, *, temporal: bool = Tr
     try:
         return session.open_session(domain, problem, **options)
     except UnsupportedRequirementError as err:
-        if err.details.get("feature") not in TEMPORAL_FEATURES:
+        if not needs_time(err):
             raise
-    from .temporal_session import open_temporal_session
 
     return open_temporal_session(domain, problem, **options, **({} if epsilon is None else {"epsilon": epsilon}))
 

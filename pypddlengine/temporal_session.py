@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .checker import TEMPORAL_FEATURES
 from .errors import ActionReferenceError, FeatureUnavailableError, NumericError, PDDLError
 from .exact import Value, normal, to_text
 from .lazy import LazyTask
@@ -46,7 +47,7 @@ from .temporal import (
     validate_timed_plan,
 )
 
-__all__ = ["SESSION_ONLY_OPTIONS", "Running", "StepRefused", "TemporalSession", "open_temporal_session"]
+__all__ = ["SESSION_ONLY_OPTIONS", "Running", "StepRefused", "TemporalSession", "needs_time", "open_temporal_session"]
 
 SESSION_ONLY_OPTIONS = ("heuristic", "proof_budget", "landmarks", "detect_loops", "observation", "backend",
                         "options")
@@ -252,8 +253,8 @@ class TemporalSession:
             self._undo.pop()  # one step to undo: the start and its end
         return run
 
-    def end(self, which: int | str) -> None:
-        """End a running action (by its id, or by its text: the earliest started)."""
+    def end(self, which: int | str) -> Running:
+        """End a running action (by its id, or by its text: the earliest started); the action ended."""
         run = self._running(which)
         schema, dur = self._end_checks(run)
 
@@ -262,6 +263,7 @@ class TemporalSession:
             m.history = [(t, a, dur if i == run.id else d, i) for t, a, d, i in m.history]
 
         self._snap(schema, run.args, run.action, "end", dur, done)
+        return run
 
     def execute(self, action: str) -> None:
         """Run a plain (instantaneous) action now."""
@@ -282,7 +284,8 @@ class TemporalSession:
         if target - self.clock <= self.epsilon / 10:
             raise StepRefused(f"time must move on by more than {to_text(normal(self.epsilon / 10))} "
                               f"(a tenth of epsilon: closer times are one happening)")
-        for r in self.running:
+        for r in sorted(self.running, key=lambda r: (r.id not in self._m.must_end, r.latest_end is None,
+                                                     r.latest_end or 0, r.id)):  # the first deadline is told
             late = r.latest_end
             if r.id in self._m.must_end:
                 raise StepRefused(f"{r.action} (id {r.id}) must end at {to_text(normal(self.clock))}: a step at this "
@@ -300,6 +303,45 @@ class TemporalSession:
         self._undo.append(saved)
         self._arrive(target)
         return target
+
+    def step(self, text: str) -> Running | None:
+        """One step from its text, as an agent writes it: ``(end 3)`` or ``(end
+        (act a b))`` ends a running action (by id or text), a durative
+        action's text starts it (``(act a b) [5]``: with duration 5), a plain
+        action's text runs it. The action started or ended, else ``None``."""
+        text = text.strip()
+        duration = None
+        if text.endswith("]") and "[" in text:
+            text, _, rest = text.rpartition("[")
+            duration, text = rest[:-1].strip(), text.strip()
+        inner = text[1:-1].strip() if text.startswith("(") and text.endswith(")") else text
+        word, _, rest = inner.partition(" ")
+        if word.lower() == "end" and "end" not in self.task.durative and "end" not in self.task.plain:
+            return self.end(rest.strip())
+        if parse_action_ref(text).name in self.task.durative:
+            return self.start(text, duration)
+        self.execute(text)
+        return None
+
+    def explain(self, text: str) -> StepRefused | None:
+        """Why :meth:`step` would refuse ``text`` now (``None``: it would be
+        taken). Nothing changes. A text naming no action raises as :meth:`step` does."""
+        saved, undo = self._m.copy(), list(self._undo)
+        try:
+            self.step(text)
+        except StepRefused as err:
+            return err
+        finally:
+            self._m, self._undo = saved, undo
+        return None
+
+    def step_count(self) -> int:
+        """Steps taken (starts, plain actions) in the history, running actions included."""
+        return len(self._m.history)
+
+    def value_map(self) -> dict[str, str]:
+        """The fluents' values now, by term (``{"(fuel t1)": "12.5"}``)."""
+        return dict(v.rsplit(" = ", 1) for v in self.values())
 
     # ------------------------------------------------------------------ history
 
@@ -321,8 +363,9 @@ class TemporalSession:
         self._m = self._initial.copy()
         self._undo.clear()
 
-    def checkpoints(self) -> list[str]:
-        return sorted(self._checkpoints)
+    def checkpoints(self) -> list[tuple[str, int]]:
+        """Each checkpoint's name and the steps in its history, oldest first."""
+        return [(name, len(m.history)) for name, m in self._checkpoints.items()]
 
     def delete_checkpoint(self, name: str) -> None:
         if self._checkpoints.pop(name, None) is None:
@@ -474,6 +517,12 @@ class TemporalSession:
                                   "all condition of " + "; ".join(f"{r.action} (id {r.id})" for r, _ in broken))
         if self.space.axioms is not None:
             m.state = thaw(self.space.axioms(_freeze(m.state)))
+
+
+def needs_time(err: PDDLError) -> bool:
+    """Whether ``err`` is a classical session's refusal of a temporal task
+    (open it with :func:`open_temporal_session` then)."""
+    return err.code == "UNSUPPORTED_REQUIREMENT" and err.details.get("feature") in TEMPORAL_FEATURES
 
 
 def open_temporal_session(domain: PDDLSource, problem: PDDLSource, *, epsilon: Value = DEFAULT_EPSILON,

@@ -43,7 +43,7 @@ ENGINE_LAYERS = {
 }
 ADAPTER_LAYER = 11
 MCP_LAYERS = {
-    "names": 0, "errors": 1, "models": 1, "wire": 1, "access": 2, "store": 2, "render": 3, "inputs": 3, "budget": 3,
+    "names": 0, "errors": 1, "models": 1, "wire": 1, "access": 2, "store": 2, "render": 3, "inputs": 3, "budget": 3, "timed": 3,
     "tools": 4, "http": 4, "server": 5, "__init__": 6,
 }
 EXPERIMENT_LAYERS = {"runs": 0, "generators": 0, "planners": 1, "llm": 1, "report": 2, "cli": 3, "commands": 3,

@@ -98,7 +98,7 @@ def test_reset_goes_back_to_time_zero_and_keeps_checkpoints(guard: tuple[Path, P
     s.checkpoint("running")
     s.advance(3)
     s.reset()
-    assert s.clock == 0 and s.running == [] and not s.undo() and s.checkpoints() == ["running"]
+    assert s.clock == 0 and s.running == [] and not s.undo() and s.checkpoints() == [("running", 1)]
     s.restore("running")
     assert len(s.running) == 1
 
