@@ -100,12 +100,10 @@ def handle_time(s: TemporalSession, line: str) -> tuple[list[str], bool]:
                 return [f"Plan valid: makespan {_num(r.makespan) if r.makespan is not None else 0}"], False
             f = r.failure
             return [f"Plan invalid: {f.message if f else 'goal not satisfied'}"], False
-        name = line.strip().lstrip("(").split()[0].lower() if line.strip() else ""
-        if name in s.task.durative:
-            run = s.start(line.strip())
-            return [f"started [{run.id}] {run.action} at {_num(run.start)}"], False
-        s.execute(line.strip())
-        return [f"ran {line.strip()} at {_num(s.clock)}"], False
+        began = s.step(line)  # an action's text: a durative one starts ('[d]' after it: its duration), a plain one runs
+        if began is None:
+            return [f"ran {line.strip()} at {_num(s.clock)}"], False
+        return [f"started [{began.id}] {began.action} at {_num(began.start)}"], False
     except PDDLError as err:
         return [f"refused: {err.message}"], False
 

@@ -1,0 +1,77 @@
+"""Our validator for unified-planning's time-triggered plans (issue 31): a
+TimeTriggeredPlan is written as an IPC timed plan over the PDDL UP's writer
+gives, and judged by the temporal validator, under the engine name
+"pypddlengine". On the workshop ladder's plans and their corrupted variants our
+verdicts equal VAL's and up_time_triggered_validator's; the makespan is VAL's
+(UP's validator counts a timed literal after the last action: 54 on p04, VAL
+and we 25.07)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("unified_planning", reason="the up extra (unified-planning) is not installed")
+
+from oracles import val_binary  # noqa: E402
+from temporal_oracles import val_timed_verdict  # noqa: E402
+from unified_planning.engines import ValidationResultStatus  # noqa: E402
+from unified_planning.io import PDDLReader  # noqa: E402
+from unified_planning.shortcuts import PlanValidator, get_environment  # noqa: E402
+
+import pypddlengine.up  # noqa: E402,F401  (registers the engine)
+from pypddlengine.bundled import bundled_task  # noqa: E402
+from pypddlengine.temporal import parse_timed_plan, timed_plan_text  # noqa: E402
+
+PLANS = {
+    "workshop/p01": "0: (repair t1 m1 b1) [6]\n6.01: (test t1 m1 b1) [2]\n",
+    "workshop/p02": "0: (hold-lamp t2 b1) [7]\n0.01: (repair t1 m1 b1) [6]\n6.02: (test t1 m1 b1) [2]\n",
+    "workshop/p04": "0: (repair t2 m3 b2) [6]\n0: (walk t1 b2 b1) [3]\n6.01: (test t2 m3 b2) [2]\n"
+                    "8.02: (walk t2 b2 b1) [3]\n11.03: (hold-lamp t1 b1) [12.03]\n11.04: (repair t2 m1 b1) [6]\n"
+                    "17.05: (repair t2 m2 b1) [6]\n23.06: (test t2 m1 b1) [2]\n23.07: (test t1 m2 b1) [2]\n",
+}
+
+
+def variants(text: str) -> dict[str, str]:
+    """The plan and its corruptions: a step dropped, the last start moved earlier, the first duration
+    stretched, the epsilon gap before the last step closed."""
+    steps = parse_timed_plan(text)
+    last, first = steps[-1], steps[0]
+    out = {"plan": text, "drop": timed_plan_text(steps[1:]),
+           "earlier": timed_plan_text([*steps[:-1], replace(last, time=last.time - Fraction(1, 2))]),
+           "stretch": timed_plan_text([replace(first, duration=(first.duration or 0) + 1), *steps[1:]])}
+    out["gap"] = timed_plan_text([*steps[:-1], replace(last, time=max(s.time + (s.duration or 0)
+                                                                      for s in steps[:-1]))])
+    return out
+
+
+@pytest.mark.parametrize("task", sorted(PLANS))
+def test_time_triggered_plans_get_vals_verdicts_and_ups(task: str, tmp_path: Path) -> None:
+    get_environment().credits_stream = None
+    domain, problem = bundled_task(task)
+    reader = PDDLReader()
+    up_problem = reader.parse_problem(str(domain), str(problem))
+    seen = set()
+    for name, text in variants(PLANS[task]).items():
+        (tmp_path / "plan").write_text(text)
+        plan = reader.parse_plan(up_problem, str(tmp_path / "plan"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the engine declares the problem's kind: no "cannot establish" warning
+            with PlanValidator(name="pypddlengine") as ours:
+                mine = ours.validate(up_problem, plan)
+        with PlanValidator(name="up_time_triggered_validator") as theirs:
+            up_result = theirs.validate(up_problem, plan)
+        assert mine.status == up_result.status, (task, name, mine.log_messages[0].message)
+        valid = mine.status == ValidationResultStatus.VALID
+        seen.add((name == "plan", valid))
+        if val_binary() is not None:
+            verdict = val_timed_verdict(Path(domain), Path(problem), text)
+            assert verdict.valid == valid, (task, name, verdict.failure)
+            if valid:
+                (makespan,) = mine.metric_evaluations.values()
+                assert float(makespan.constant_value()) == pytest.approx(verdict.value), (task, name)
+    assert (True, True) in seen and (False, False) in seen  # the plan is valid, corruptions are caught
