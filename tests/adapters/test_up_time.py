@@ -75,3 +75,30 @@ def test_time_triggered_plans_get_vals_verdicts_and_ups(task: str, tmp_path: Pat
                 (makespan,) = mine.metric_evaluations.values()
                 assert float(makespan.constant_value()) == pytest.approx(verdict.value), (task, name)
     assert (True, True) in seen and (False, False) in seen  # the plan is valid, corruptions are caught
+
+
+def test_ups_temporal_examples_get_ups_verdicts() -> None:
+    """UP's own temporal examples with time-triggered plans: our verdict is UP's, except two we cannot load
+    (UNKNOWN, saying why): a conditional effect UP writes as '(at start (when ...))' and a timed numeric
+    assignment in :init (PDDL 2.2 timed initial literals are literals)."""
+    import pypddlengine.up as pup
+    from unified_planning.plans import TimeTriggeredPlan
+    from unified_planning.test.examples import get_example_problems
+
+    get_environment().credits_stream = None
+    compared, unknown = 0, set()
+    for name, example in get_example_problems().items():
+        if "CONTINUOUS_TIME" not in example.problem.kind.features or not pup.PypddlEngine.supports(example.problem.kind):
+            continue
+        for plan in (*example.valid_plans, *example.invalid_plans):
+            if not isinstance(plan, TimeTriggeredPlan):
+                continue
+            with PlanValidator(name="pypddlengine") as ours, PlanValidator(name="up_time_triggered_validator") as up:
+                mine, theirs = ours.validate(example.problem, plan), up.validate(example.problem, plan)
+            if mine.status == ValidationResultStatus.UNKNOWN:
+                unknown.add(name)
+                assert "cannot load the problem" in mine.log_messages[0].message
+                continue
+            assert mine.status == theirs.status, (name, mine.log_messages[0].message)
+            compared += 1
+    assert compared >= 8 and unknown <= {"temporal_conditional", "basic_numeric_with_timed_effect"}, (compared, unknown)
