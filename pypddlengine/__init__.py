@@ -35,6 +35,8 @@ _EXPORTS = {
     "session": ["Explanation", "Session", "StepResult"],
     "syntax": ["parse_action_ref", "parse_domain", "parse_plan", "parse_problem"],
     "task": ["GroundAction", "State", "Task"],
+    "temporal": ["TemporalReport", "compile_temporal", "validate_timed_plan"],
+    "temporal_session": ["StepRefused", "TemporalSession"],
     "validate": ["StepFailure", "ValidationReport", "validate_plan"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -77,6 +79,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .session import Explanation, Session, StepResult
     from .syntax import parse_action_ref, parse_domain, parse_plan, parse_problem
     from .task import GroundAction, State, Task
+    from .temporal import TemporalReport, compile_temporal, validate_timed_plan
+    from .temporal_session import StepRefused, TemporalSession
     from .validate import StepFailure, ValidationReport, validate_plan
 
 __all__ = [
@@ -106,14 +110,18 @@ __all__ = [
     "Span",
     "State",
     "StepFailure",
+    "StepRefused",
     "StepResult",
     "Task",
+    "TemporalReport",
+    "TemporalSession",
     "UnsupportedRequirementError",
     "ValidationReport",
     "__version__",
     "analyse",
     "check",
     "compile_task",
+    "compile_temporal",
     "ground",
     "ground_brute_force",
     "load_domain",
@@ -128,4 +136,5 @@ __all__ = [
     "read_file",
     "validate_files",
     "validate_plan",
+    "validate_timed_plan",
 ]

@@ -360,8 +360,15 @@ def play(domain: str | None, problem: str | None, bundled: str | None, feedback:
     except PDDLError as err:
         report_error(err)
         sys.exit(BAD_INPUT)
-    report_warnings(session.lifted.report)
     lines = None if sys.stdin.isatty() else _bounded_lines(sys.stdin.buffer)
+    from .temporal_session import TemporalSession
+
+    if isinstance(session, TemporalSession):  # a temporal task: the clock, running actions, start/end/wait
+        from .play_time import run_time_repl
+
+        report_warnings(session.task.report)
+        sys.exit(run_time_repl(session, click.echo, input_fn=None, lines=lines))
+    report_warnings(session.lifted.report)
     try:
         sys.exit(run_repl(session, click.echo, input_fn=None, lines=lines))
     except PDDLError as err:

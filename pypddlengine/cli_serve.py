@@ -271,6 +271,46 @@ async def best_first(
     return None
 
 
+async def depth_first_timed(call: Call, sid: str, *, max_depth: int = 16, max_nodes: int = 2000,
+                            nudge: float = 0.01) -> list[str] | None:
+    """Depth-first search through the tools on a temporal task: at each node
+    it tries every listed action (starts, '(end ID)', plain actions), then
+    waiting to the next event (advance_time(next_event=true)), then waiting
+    ``nudge`` (a step at a later happening, so that it sees what ended now);
+    it goes back with undo_last_action. States (atoms, running actions,
+    clock) are visited once. On success the session is at the goal and the
+    steps taken are returned (waits as 'wait -> T')."""
+    seen: set[str] = set()
+    path: list[str] = []
+
+    async def search(depth: int) -> bool:
+        st = await call("query_current_state", session_id=sid)
+        if st["goal_reached"]:
+            return True
+        key = json.dumps([st["state"], [(r["action"], r["start"]) for r in st["running"]], st["clock"]])
+        if depth == 0 or key in seen or len(seen) >= max_nodes:
+            return False
+        seen.add(key)
+        page = await call("query_applicable_actions", session_id=sid, limit=1000)
+        for option in [*page["actions"], None, "nudge"]:
+            if option is None:
+                r = await call("advance_time", session_id=sid, next_event=True)
+            elif option == "nudge":
+                r = await call("advance_time", session_id=sid, to=round(st["clock"] + nudge, 9))
+            else:
+                r = await call("execute_single_action", session_id=sid, action=option)
+            if not r["success"]:
+                continue
+            path.append(option if option not in (None, "nudge") else f"wait -> {r['clock']}")
+            if await search(depth - 1):
+                return True
+            path.pop()
+            await call("undo_last_action", session_id=sid)
+        return False
+
+    return list(path) if await search(max_depth) else None
+
+
 def _key(state: dict[str, list[str]] | list[str]) -> str:
     return json.dumps(state, sort_keys=True)
 
@@ -364,6 +404,8 @@ async def _demo(call: Call, task: str, feedback: str, out: Callable[[str], None]
     summary = await narrate("initialise_session", f"task={task!r}, feedback={feedback!r}", task=task, feedback=feedback)
     sid = summary["session_id"]
     objects = sum(len(v) for v in summary["objects"].values())
+    if "ground_actions" not in summary:  # a temporal task: the agent waits, starts and ends
+        return await _demo_timed(call, narrate, sid, summary, out)
     out(f"  session_id {sid}: {summary['domain']} {summary['problem']}, {objects} objects, "
         f"{len(summary['actions'])} action schemas, {summary['ground_actions']} ground actions")
     out(f"  goal: {' '.join(summary['goal'])}   ({_progress(summary)})")
@@ -405,6 +447,31 @@ async def _demo(call: Call, task: str, feedback: str, out: Callable[[str], None]
     return bool(verdict["valid"])
 
 
+async def _demo_timed(call: Call, narrate: Callable[..., Awaitable[dict[str, Any]]], sid: str,
+                      summary: dict[str, Any], out: Callable[[str], None]) -> bool:
+    """The demo on a temporal task: depth-first search over starts, ends and waits (:func:`depth_first_timed`)."""
+    out(f"  session_id {sid}: {summary['domain']} {summary['problem']} (temporal), goal: {' '.join(summary['goal'])}")
+    state = await narrate("query_current_state", "session_id", session_id=sid)
+    out(f"  clock {state['clock']}: {_atoms(state['state'])}")
+    page = await narrate("query_applicable_actions", "session_id", session_id=sid)
+    out("  may start: " + " ".join(f"{x['action']} [{x.get('least', 0)}..{x.get('most', 'any')}]"
+                                   for x in page["starts"]))
+    out("\n  agent: depth-first search through the tools: it tries each listed start or end, then waits to the")
+    out("  next event (advance_time), then a little; undo_last_action takes a failed branch back")
+    found = await depth_first_timed(call, sid)
+    if found is None:
+        out("  no plan found within the search's bounds")
+    for i, step in enumerate(found or [], start=1):
+        out(f"  step {i:>3}  {step}")
+    verdict = await narrate("validate_complete_plan", "session_id  # the history: a timed plan", session_id=sid)
+    out(f"  {verdict['summary']}")
+    history = await narrate("query_action_history", "session_id", session_id=sid)
+    for line in history["actions"]:
+        out(f"  {line}")
+    await call("close_session", session_id=sid)
+    return bool(verdict["valid"])
+
+
 @click.command("demo")
 @click.option("--task", default="blocksworld/p03", show_default=True, help="A bundled task (pypddl demo --task ...).")
 @click.option("--feedback", type=click.Choice(["heuristic", "full"]), default="heuristic", show_default=True,
@@ -418,6 +485,7 @@ def demo(task: str, feedback: str) -> None:
     \b
     Example:
       pypddl demo --task blocksworld/p05
+      pypddl demo --task workshop/p02          # a temporal task: start, wait, end
     """
     import anyio
 

@@ -234,7 +234,8 @@ class PDDLEnv(gym.Env):  # type: ignore[type-arg]
         # spaces need every ground action), not after grounding for minutes; backend="grounded" forces it
         session_options.setdefault("backend", "auto")
         sources = _problem_sources(problem)
-        self.problems = [_Problem(name, open_session(domain, source, feedback=feedback, **session_options))
+        self.problems = [_Problem(name, open_session(domain, source, feedback=feedback,
+                                                         temporal=False, **session_options))
                          for name, source in sources]
         # what a pickle holds to build the environment again (see __getstate__)
         self._pddl = (_text(domain, "domain"), [_text(source, "problem") for _, source in sources])

@@ -72,7 +72,7 @@ from .normalise import (
 )
 from .numeric import CONST, FLUENT, UNDEFINED, GExpr, Lookup, compare, deficit, ground, interpret, term_text
 from .printer import format_condition
-from .sources import PDDLSource, read_source
+from .sources import PDDLSource, read_task_sources
 from .syntax import MAX_INPUT_BYTES, parse_domain, parse_problem
 from .usercache import dataclass
 
@@ -839,14 +839,9 @@ def load_task(
     bytes, never a file name), at most ``max_bytes`` each. Messages name them
     ``domain_name`` and ``problem_name`` when given, else by their paths
     (``<domain>``, ``<problem>`` for text read as a source)."""
-    def read(source: PDDLSource, kind: str, name: str | None) -> tuple[Any, str | None]:
-        if text:
-            return source, name
-        data, found = read_source(source, kind, max_bytes=max_bytes)
-        return data, name or found
-
-    d_text, d_name = read(domain, "domain", domain_name)
-    p_text, p_name = read(problem, "problem", problem_name)
+    (d_text, d_name), (p_text, p_name) = read_task_sources(domain, problem, max_bytes=max_bytes,
+                                                           domain_name=domain_name, problem_name=problem_name,
+                                                           text=text)
     return compile_task(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
                         parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
 

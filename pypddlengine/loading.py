@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .lifted import load_task
 from .model import Domain, Plan, Problem
@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the session and grounder load only when a session is opened
     from pathlib import Path  # (and pathlib only for folders: `pypddl validate` of one plan needs none)
 
     from .session import Session
+    from .temporal_session import TemporalSession
 
 __all__ = [
     "PDDLSource",
@@ -60,7 +61,17 @@ def load_plan(path: PathLike) -> Plan:
     return parse_plan(read_file(path), filename=str(path))
 
 
-def open_session(domain: PDDLSource, problem: PDDLSource, **options: Any) -> Session:
+@overload
+def open_session(domain: PDDLSource, problem: PDDLSource, *, temporal: Literal[False], **options: Any) -> Session: ...
+
+
+@overload
+def open_session(domain: PDDLSource, problem: PDDLSource, *, temporal: bool = True,
+                 **options: Any) -> Session | TemporalSession: ...
+
+
+def open_session(domain: PDDLSource, problem: PDDLSource, *, temporal: bool = True,
+                 **options: Any) -> Session | TemporalSession:
     """A :class:`Session` on a domain and problem, each a file path or PDDL
     text (see :data:`PDDLSource`): :func:`pypddlengine.session.open_session`,
     the one way from files or text to a session, with the same ``options``
@@ -68,10 +79,29 @@ def open_session(domain: PDDLSource, problem: PDDLSource, **options: Any) -> Ses
     :func:`pypddlengine.session.build_backend`; ``options``: the grounding
     limits; ``max_bytes``; ``feedback``, ``heuristic``, ``proof_budget``,
     ``landmarks``, ``detect_loops``, ``observation`` as in :class:`Session`).
-    The session and the grounder are imported only here."""
-    from . import session
+    The session and the grounder are imported only here.
 
-    return session.open_session(domain, problem, **options)
+    A temporal task (durative actions, timed initial literals) opens a
+    :class:`~pypddlengine.temporal_session.TemporalSession` instead
+    (:func:`~pypddlengine.temporal_session.open_temporal_session`; ``epsilon``
+    is VAL's ``-t`` there, and options only a classical session takes are
+    refused), see docs/time.md; with ``temporal=False`` it is refused
+    (``UNSUPPORTED_REQUIREMENT``, as the gym adapter does) and the result is
+    always a :class:`Session`."""
+    from . import session
+    from .errors import UnsupportedRequirementError
+    from .temporal_session import needs_time, open_temporal_session
+
+    epsilon = options.pop("epsilon", None)
+    if not temporal:
+        return session.open_session(domain, problem, **options)
+    try:
+        return session.open_session(domain, problem, **options)
+    except UnsupportedRequirementError as err:
+        if not needs_time(err):
+            raise
+
+    return open_temporal_session(domain, problem, **options, **({} if epsilon is None else {"epsilon": epsilon}))
 
 
 def validate_files(domain: PathLike, problem: PathLike, plan: PathLike) -> ValidationReport:

@@ -296,13 +296,22 @@ def run_repl(session: Session, echo: Callable[[str], None], input_fn: Callable[[
             readline.parse_and_bind("tab: complete")
         except ImportError:  # pragma: no cover - no readline on this platform
             pass
+    return loop(lambda line: handle(session, line), echo, input_fn, lines, lambda: "pypddl> ")
+
+
+def loop(handle_line: Callable[[str], tuple[list[str], bool]], echo: Callable[[str], None],
+         input_fn: Callable[[str], str] | None, lines: Iterable[str] | None, prompt: Callable[[], str]) -> int:
+    """Read commands (``lines``, else the terminal with ``prompt``) and echo
+    what ``handle_line`` answers, until it says stop or the input ends (status
+    0), or Ctrl-C (:data:`INTERRUPTED`)."""
+    if lines is None:
         read = input_fn or input
-        source: Iterable[str] = iter(lambda: read("pypddl> "), None)  # type: ignore[arg-type]
+        source: Iterable[str] = iter(lambda: read(prompt()), None)  # type: ignore[arg-type]
     else:
         source = lines
     try:
         for line in source:
-            out, stop = handle(session, line)
+            out, stop = handle_line(line)
             for text in out:
                 echo(text)
             if stop:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import Any
 
 from .errors import ErrorCode, InputTooLargeError, PDDLError
 from .syntax import MAX_INPUT_BYTES
 
-__all__ = ["PDDLSource", "PathLike", "is_pddl_text", "read_file", "read_source", "special_file"]
+__all__ = ["PDDLSource", "PathLike", "is_pddl_text", "read_file", "read_source", "read_task_sources", "special_file"]
 
 PathLike = str | os.PathLike[str]
 PDDLSource = str | bytes | os.PathLike[str]
@@ -96,3 +97,18 @@ def _shown(path: str) -> str:
     from pathlib import Path
 
     return str(Path(path))
+
+
+def read_task_sources(domain: PDDLSource, problem: PDDLSource, *, max_bytes: int = MAX_INPUT_BYTES,
+                      domain_name: str | None = None, problem_name: str | None = None, text: bool = False
+                      ) -> tuple[tuple[Any, str | None], tuple[Any, str | None]]:
+    """The domain's and the problem's text and the names their messages use
+    (``domain_name`` and ``problem_name`` when given; with ``text`` each is
+    text or bytes as given, never a file name)."""
+    def read(source: PDDLSource, kind: str, name: str | None) -> tuple[Any, str | None]:
+        if text:
+            return source, name
+        data, found = read_source(source, kind, max_bytes=max_bytes)
+        return data, name or found
+
+    return read(domain, "domain", domain_name), read(problem, "problem", problem_name)

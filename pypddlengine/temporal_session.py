@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .errors import ActionReferenceError, NumericError, PDDLError
+from .checker import TEMPORAL_FEATURES
+from .errors import ActionReferenceError, FeatureUnavailableError, NumericError, PDDLError
 from .exact import Value, normal, to_text
 from .lazy import LazyTask
 from .model import ActionRef
 from .step import thaw
-from .syntax import parse_action_ref
+from .sources import PDDLSource, read_task_sources
+from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .temporal import (
     DEFAULT_EPSILON,
     TemporalReport,
@@ -41,12 +43,19 @@ from .temporal import (
     _with_duration,
     apply_snap,
     apply_til,
+    compile_temporal,
     duration_window,
     plan_number,
     validate_timed_plan,
 )
 
-__all__ = ["Running", "StepRefused", "TemporalSession"]
+__all__ = ["SESSION_ONLY_OPTIONS", "Running", "StepRefused", "TemporalSession", "needs_time", "open_temporal_session"]
+
+SESSION_ONLY_OPTIONS = ("heuristic", "proof_budget", "landmarks", "detect_loops", "observation", "backend",
+                        "options")
+"""Options of a classical :class:`~pypddlengine.session.Session` a temporal session does not take (given with a
+value other than their default, :func:`open_temporal_session` refuses them)."""
+_DEFAULTS: dict[str, Any] = {"heuristic": "h_ff", "backend": "auto"}
 
 
 class StepRefused(PDDLError):
@@ -103,10 +112,13 @@ class _Moment:
     history: list[tuple[Fraction, str, Value | None, int | None]] = field(default_factory=list)
     tils_done: int = 0
     next_id: int = 1
+    must_end: frozenset[int] = frozenset()
+    """Running actions whose ``over all`` condition a step at this time broke: they end at this time
+    (the condition holds on the open interval only), or time cannot pass."""
 
     def copy(self) -> _Moment:
         return _Moment(_copy(self.state), self.clock, _copy(self.before), list(self.prints), dict(self.running),
-                       list(self.history), self.tils_done, self.next_id)
+                       list(self.history), self.tils_done, self.next_id, self.must_end)
 
 
 class TemporalSession:
@@ -126,6 +138,7 @@ class TemporalSession:
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
         self._apply_tils_until(Fraction(0))
+        self._initial = self._m.copy()
 
     # ------------------------------------------------------------------ reading
 
@@ -183,6 +196,8 @@ class TemporalSession:
                     continue
                 if least is not None and most is not None and least > most:
                     continue
+                if self._start_reads[name[:-len("@start")]] and not act.applicable(self._probe(least)):
+                    continue  # its condition reads ?duration: checked with its own (the least) duration
                 if self._interferes(act, least):
                     continue
                 inv = self.space.lookup(self.lifted.schema_index[name.replace("@start", "@all")], act.args)
@@ -231,12 +246,17 @@ class TemporalSession:
             m.history.append((self.clock, text, dur, run.id))
 
         self._snap(schema, args, text, "start", dur if dur is not None else least, done, extra=(run, inv))
-        if run.latest_end == self.clock:  # a zero duration: it ends in this happening
-            self.end(run.id)
+        if run.latest_end == self.clock:  # a zero duration: it ends in this happening (both or neither)
+            try:
+                self.end(run.id)
+            except StepRefused:
+                self._m = self._undo.pop()
+                raise
+            self._undo.pop()  # one step to undo: the start and its end
         return run
 
-    def end(self, which: int | str) -> None:
-        """End a running action (by its id, or by its text: the earliest started)."""
+    def end(self, which: int | str) -> Running:
+        """End a running action (by its id, or by its text: the earliest started); the action ended."""
         run = self._running(which)
         schema, dur = self._end_checks(run)
 
@@ -245,6 +265,7 @@ class TemporalSession:
             m.history = [(t, a, dur if i == run.id else d, i) for t, a, d, i in m.history]
 
         self._snap(schema, run.args, run.action, "end", dur, done)
+        return run
 
     def execute(self, action: str) -> None:
         """Run a plain (instantaneous) action now."""
@@ -265,8 +286,13 @@ class TemporalSession:
         if target - self.clock <= self.epsilon / 10:
             raise StepRefused(f"time must move on by more than {to_text(normal(self.epsilon / 10))} "
                               f"(a tenth of epsilon: closer times are one happening)")
-        for r in self.running:
+        for r in sorted(self.running, key=lambda r: (r.id not in self._m.must_end, r.latest_end is None,
+                                                     r.latest_end or 0, r.id)):  # the first deadline is told
             late = r.latest_end
+            if r.id in self._m.must_end:
+                raise StepRefused(f"{r.action} (id {r.id}) must end at {to_text(normal(self.clock))}: a step at this "
+                                  "time broke its over all condition; end it (or undo that step) before time passes",
+                                  details={"id": r.id})
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
@@ -279,6 +305,45 @@ class TemporalSession:
         self._undo.append(saved)
         self._arrive(target)
         return target
+
+    def step(self, text: str) -> Running | None:
+        """One step from its text, as an agent writes it: ``(end 3)`` or ``(end
+        (act a b))`` ends a running action (by id or text), a durative
+        action's text starts it (``(act a b) [5]``: with duration 5), a plain
+        action's text runs it. The action started or ended, else ``None``."""
+        text = text.strip()
+        duration = None
+        if text.endswith("]") and "[" in text:
+            text, _, rest = text.rpartition("[")
+            duration, text = rest[:-1].strip(), text.strip()
+        inner = text[1:-1].strip() if text.startswith("(") and text.endswith(")") else text
+        word, _, rest = inner.partition(" ")
+        if word.lower() == "end" and "end" not in self.task.durative and "end" not in self.task.plain:
+            return self.end(rest.strip())
+        if parse_action_ref(text).name in self.task.durative:
+            return self.start(text, duration)
+        self.execute(text)
+        return None
+
+    def explain(self, text: str) -> StepRefused | None:
+        """Why :meth:`step` would refuse ``text`` now (``None``: it would be
+        taken). Nothing changes. A text naming no action raises as :meth:`step` does."""
+        saved, undo = self._m.copy(), list(self._undo)
+        try:
+            self.step(text)
+        except StepRefused as err:
+            return err
+        finally:
+            self._m, self._undo = saved, undo
+        return None
+
+    def step_count(self) -> int:
+        """Steps taken (starts, plain actions) in the history, running actions included."""
+        return len(self._m.history)
+
+    def value_map(self) -> dict[str, str]:
+        """The fluents' values now, by term (``{"(fuel t1)": "12.5"}``)."""
+        return dict(v.rsplit(" = ", 1) for v in self.values())
 
     # ------------------------------------------------------------------ history
 
@@ -294,6 +359,19 @@ class TemporalSession:
     def validate(self) -> TemporalReport:
         """Judge the history with the validator (the same semantics)."""
         return validate_timed_plan(self.task, self.plan_text(), self.epsilon)
+
+    def reset(self) -> None:
+        """Back to time 0 and the initial state (checkpoints are kept; undo then returns False)."""
+        self._m = self._initial.copy()
+        self._undo.clear()
+
+    def checkpoints(self) -> list[tuple[str, int]]:
+        """Each checkpoint's name and the steps in its history, oldest first."""
+        return [(name, len(m.history)) for name, m in self._checkpoints.items()]
+
+    def delete_checkpoint(self, name: str) -> None:
+        if self._checkpoints.pop(name, None) is None:
+            raise StepRefused(f"no checkpoint named '{name}'")
 
     def undo(self) -> bool:
         if not self._undo:
@@ -360,9 +438,14 @@ class TemporalSession:
                               details={"least": least, "most": most})
         return schema, dur
 
-    def _interferes(self, act: Any, duration: Value | None) -> bool:
+    def _probe(self, duration: Value | None) -> Any:
+        """The state before this happening, with ``?duration`` set to ``duration``."""
         probe = _copy(self._m.before)
         _with_duration(probe, self.hidden, duration)
+        return probe
+
+    def _interferes(self, act: Any, duration: Value | None) -> bool:
+        probe = self._probe(duration)
         mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
         return any(mine.interferes(other) for other in self._m.prints)
 
@@ -394,6 +477,11 @@ class TemporalSession:
         m.prints.append(mine)
         done(m)
         broken = self._broken_invariants(extra)
+        endable = [r for r, _ in broken if r.start < self.clock and r.earliest_end <= self.clock
+                   and (r.latest_end is None or self.clock <= r.latest_end)]
+        if broken and len(endable) == len(broken):
+            m.must_end = m.must_end | {r.id for r in endable}  # they end at this time, or time cannot pass
+            broken = []
         if broken:
             self._m = saved
             raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
@@ -405,6 +493,8 @@ class TemporalSession:
         broken = []
         state = self._m.state
         for r in self._m.running.values():
+            if r.id in self._m.must_end:
+                continue  # it ends at this time (see _Moment.must_end)
             if r.latest_end == self.clock and r.duration is not None:
                 continue  # ends in this happening (its invariant holds on the open interval only)
             inv = extra[1] if extra is not None and r.id == extra[0].id else self.space.lookup(
@@ -418,6 +508,7 @@ class TemporalSession:
         return broken
 
     def _arrive(self, t: Fraction) -> None:
+        self._m.must_end = frozenset()
         self._m.clock = t
         self._m.before = _copy(self._m.state)
         self._m.prints = []
@@ -438,6 +529,36 @@ class TemporalSession:
                                   "all condition of " + "; ".join(f"{r.action} (id {r.id})" for r, _ in broken))
         if self.space.axioms is not None:
             m.state = thaw(self.space.axioms(_freeze(m.state)))
+
+
+def needs_time(err: PDDLError) -> bool:
+    """Whether ``err`` is a classical session's refusal of a temporal task
+    (open it with :func:`open_temporal_session` then)."""
+    return err.code == "UNSUPPORTED_REQUIREMENT" and err.details.get("feature") in TEMPORAL_FEATURES
+
+
+def open_temporal_session(domain: PDDLSource, problem: PDDLSource, *, epsilon: Value = DEFAULT_EPSILON,
+                          domain_name: str | None = None, problem_name: str | None = None,
+                          max_bytes: int = MAX_INPUT_BYTES, text: bool = False, feedback: Any = None,
+                          **options: Any) -> TemporalSession:
+    """A :class:`TemporalSession` on a domain and problem, each a file path or
+    PDDL text (as :func:`pypddlengine.session.open_session` reads them; with
+    ``text`` always text). ``epsilon``: VAL's ``-t``. ``feedback`` is
+    accepted and not used (a temporal session's replies are the same at every
+    level); :data:`SESSION_ONLY_OPTIONS` with a value other than their default
+    are refused (``FEATURE_UNAVAILABLE``)."""
+    given = sorted(k for k, v in options.items() if k not in SESSION_ONLY_OPTIONS or v not in (None, False, 0,
+                                                                                                _DEFAULTS.get(k)))
+    if given:
+        raise FeatureUnavailableError(f"a temporal session takes no {', '.join(given)}",
+                                      hint="open it without them (docs/time.md)", details={"options": given})
+
+    (d_text, d_name), (p_text, p_name) = read_task_sources(domain, problem, max_bytes=max_bytes,
+                                                           domain_name=domain_name, problem_name=problem_name,
+                                                           text=text)
+    task = compile_temporal(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
+                            parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
+    return TemporalSession(task, epsilon)
 
 
 def _show(v: Value | None) -> str:

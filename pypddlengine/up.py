@@ -64,9 +64,20 @@ from unified_planning.io import PDDLWriter
 from unified_planning.model import FNode, ProblemKind
 from unified_planning.model import State as UPStateInterface
 from unified_planning.model.problem_kind_versioning import LATEST_PROBLEM_KIND_VERSION
-from unified_planning.plans import PlanKind, SequentialPlan
+from unified_planning.plans import PlanKind, SequentialPlan, TimeTriggeredPlan
 
-from . import GroundAction, PDDLError, Session, UnsupportedRequirementError, load_task, validate_plan
+from . import (
+    GroundAction,
+    PDDLError,
+    Session,
+    UnsupportedRequirementError,
+    compile_temporal,
+    load_task,
+    parse_domain,
+    parse_problem,
+    validate_plan,
+    validate_timed_plan,
+)
 
 __all__ = ["ENGINE_NAME", "PypddlEngine", "PypddlState", "register"]
 
@@ -207,6 +218,15 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
             kind.set_effects_kind(effect)
         kind.set_actions_cost_kind("FLUENTS_IN_ACTIONS_COST")
         kind.set_quality_metrics("FINAL_VALUE")
+        # time, for the validator of time-triggered plans (PDDL 2.1 durative actions, PDDL 2.2 timed literals)
+        kind.set_time("CONTINUOUS_TIME")
+        kind.set_time("TIMED_EFFECTS")
+        kind.set_time("DURATION_INEQUALITIES")
+        kind.set_expression_duration("STATIC_FLUENTS_IN_DURATIONS")
+        kind.set_expression_duration("FLUENTS_IN_DURATIONS")
+        kind.set_expression_duration("INT_TYPE_DURATIONS")
+        kind.set_expression_duration("REAL_TYPE_DURATIONS")
+        kind.set_quality_metrics("MAKESPAN")
         # not BOUNDED_TYPES: UP checks an integer fluent's bounds as a state invariant, and the PDDL its
         # writer gives the engine has no bounds (a plan past a bound would be valid here, invalid for UP)
         return kind
@@ -236,7 +256,7 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
 
     @staticmethod
     def supports_plan(plan_kind: PlanKind) -> bool:
-        return plan_kind == PlanKind.SEQUENTIAL_PLAN
+        return plan_kind in (PlanKind.SEQUENTIAL_PLAN, PlanKind.TIME_TRIGGERED_PLAN)
 
     # ------------------------------------------------------------------ SequentialSimulator
 
@@ -286,6 +306,8 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
     # ------------------------------------------------------------------ PlanValidator
 
     def _validate(self, problem: up.model.AbstractProblem, plan: up.plans.Plan) -> ValidationResult:
+        if isinstance(plan, TimeTriggeredPlan) and isinstance(problem, up.model.Problem):
+            return self._validate_timed(problem, plan)
         if not isinstance(plan, SequentialPlan):
             raise UPUsageError(f"{ENGINE_NAME} validates sequential plans, not {type(plan).__name__}")
         if not isinstance(problem, up.model.Problem):
@@ -312,6 +334,31 @@ class PypddlEngine(Engine, SequentialSimulatorMixin, PlanValidatorMixin):  # typ
                                     inapplicable_action=plan.actions[report.failure.step - 1])
         return ValidationResult(ValidationResultStatus.INVALID, self.name, logs, None,
                                 FailedValidationReason.UNSATISFIED_GOALS)
+
+    def _validate_timed(self, problem: up.model.Problem, plan: TimeTriggeredPlan) -> ValidationResult:
+        """A time-triggered plan, written as an IPC timed plan over the PDDL UP
+        writes, judged by the engine's temporal validator (VAL's semantics, its
+        default epsilon 0.01)."""
+        try:
+            translation = _Translation(problem)
+            lines = [f"{_decimal(start)}: {translation.action_text(ai.action, ai.actual_parameters)}"
+                     + ("" if duration is None else f" [{_decimal(duration)}]")
+                     for start, ai, duration in plan.timed_actions]
+        except UnsupportedRequirementError as err:
+            return ValidationResult(ValidationResultStatus.UNKNOWN, self.name, [LogMessage(LogLevel.ERROR, str(err))])
+        try:
+            task = compile_temporal(parse_domain(translation.domain), parse_problem(translation.problem_text))
+            report = validate_timed_plan(task, "".join(line + "\n" for line in lines))
+        except PDDLError as err:
+            return ValidationResult(ValidationResultStatus.UNKNOWN, self.name,
+                                    [LogMessage(LogLevel.ERROR, f"{ENGINE_NAME} cannot load the problem: {err}")])
+        logs = [LogMessage(LogLevel.INFO, report.summary())]
+        if report.valid:
+            metrics = {m: _makespan(report.makespan) for m in problem.quality_metrics if m.is_minimize_makespan()}
+            return ValidationResult(ValidationResultStatus.VALID, self.name, logs, metrics or None)
+        reason = FailedValidationReason.UNSATISFIED_GOALS if report.failure is None else \
+            FailedValidationReason.INAPPLICABLE_ACTION
+        return ValidationResult(ValidationResultStatus.INVALID, self.name, logs, None, reason)
 
     # ------------------------------------------------------------------ between the two models
 
@@ -392,3 +439,20 @@ def register(environment: Any = None) -> None:
 
 
 register()
+
+
+def _makespan(value: Any) -> Any:
+    """A makespan as UP's validators report it (an exact number)."""
+    em = get_environment().expression_manager
+    f = Fraction(value)
+    return em.Int(f.numerator) if f.denominator == 1 else em.Real(f)
+
+
+def _decimal(value: Any) -> str:
+    """A time or duration of a UP plan (a Fraction) as the decimal an IPC timed plan holds (exact when it
+    terminates, else to 30 significant digits)."""
+    from decimal import Context, Decimal
+
+    f = Fraction(value)
+    text = format(Context(prec=30).divide(Decimal(f.numerator), Decimal(f.denominator)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text

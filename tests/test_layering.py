@@ -37,13 +37,13 @@ ENGINE_LAYERS = {
     "__init__": 10,
     # the adapters
     "play": 11, "mcp_server": 11, "cli_relabel": 11, "cli_exam": 11, "gym": 11, "up": 11, "file_commands": 11,
-    "cli_serve": 12,
+    "cli_serve": 12, "play_time": 12,
     "cli": 13,
     "commands": 14,  # the pypddl script: file_commands without click, else cli
 }
 ADAPTER_LAYER = 11
 MCP_LAYERS = {
-    "names": 0, "errors": 1, "models": 1, "wire": 1, "access": 2, "store": 2, "render": 3, "inputs": 3, "budget": 3,
+    "names": 0, "errors": 1, "models": 1, "wire": 1, "access": 2, "store": 2, "render": 3, "inputs": 3, "budget": 3, "timed": 3,
     "tools": 4, "http": 4, "server": 5, "__init__": 6,
 }
 EXPERIMENT_LAYERS = {"runs": 0, "generators": 0, "planners": 1, "llm": 1, "report": 2, "cli": 3, "commands": 3,

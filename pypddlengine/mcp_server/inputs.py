@@ -21,6 +21,7 @@ from ..loading import is_pddl_text, read_file
 from ..printer import format_condition, format_effect
 from ..session import FeedbackLevel, Session, open_session
 from ..sources import special_file
+from ..temporal_session import TemporalSession, needs_time, open_temporal_session
 from ..task import natural_key
 from . import models as m
 from .errors import FILE_ACCESS_DENIED, INVALID_ARGUMENT, MISSING_ARGUMENT, NOT_PDDL, UNKNOWN_TASK, ToolFailure, clip
@@ -162,27 +163,38 @@ def build_session(
     options: ServerOptions, spec: TaskInput, feedback: FeedbackLevel, cancel: threading.Event | None = None,
     heuristic: str = "h_ff", proof_budget: int = 0, *,
     observation: str | None = None, detect_loops: bool | None = None, backend: str = "auto",
-) -> Session:
+) -> Session | TemporalSession:
     """The session :func:`pypddlengine.session.open_session` opens on the
     texts (parse, check and pick the backend, ``backend``, see
     :func:`pypddlengine.session.build_backend`), with the server's limits,
     grounding if chosen (CPU-bound: runs in a worker thread); setting
     ``cancel`` stops the grounding within a few milliseconds. At the
     heuristic levels the relaxed operators the first feedback needs are built
-    here too, under the same time limit and cancellation."""
+    here too, under the same time limit and cancellation. A temporal task
+    opens a :class:`~pypddlengine.temporal_session.TemporalSession`
+    (:func:`~pypddlengine.temporal_session.open_temporal_session`; options of
+    heuristics, observation and backends are refused there, see docs/time.md)."""
     started = time.monotonic()
     grounding = GroundingOptions(max_actions=options.max_ground_actions, max_atoms=options.max_ground_atoms,
                                  max_seconds=options.grounding_timeout, cancel=cancel)
-    session = open_session(spec.domain, spec.problem, domain_name=spec.domain_name, problem_name=spec.problem_name,
-                           max_bytes=options.max_pddl_bytes, text=True, backend=backend, options=grounding,
-                           feedback=feedback, heuristic=heuristic, proof_budget=proof_budget,
-                           observation=observation, detect_loops=detect_loops)
+    try:
+        session = open_session(spec.domain, spec.problem, domain_name=spec.domain_name,
+                               problem_name=spec.problem_name, max_bytes=options.max_pddl_bytes, text=True,
+                               backend=backend, options=grounding, feedback=feedback, heuristic=heuristic,
+                               proof_budget=proof_budget, observation=observation, detect_loops=detect_loops)
+    except PDDLError as err:  # a temporal task: a session with a clock (the options of heuristics do not apply)
+        if not needs_time(err):
+            raise
+        return open_temporal_session(spec.domain, spec.problem, domain_name=spec.domain_name,
+                                     problem_name=spec.problem_name, max_bytes=options.max_pddl_bytes, text=True,
+                                     observation=observation, heuristic=heuristic, proof_budget=proof_budget,
+                                     detect_loops=detect_loops, backend=backend)
     if session.feedback_level >= FeedbackLevel.HEURISTIC and session.grounded is not None:
         session.grounded.relaxed_operators(stop_check(grounding, started, "the relaxed analysis at session start"))
     return session
 
 
-def summarise_objects(session: Session) -> dict[str, list[str]]:
+def summarise_objects(session: Session | TemporalSession) -> dict[str, list[str]]:
     lifted = session.lifted
     groups: dict[str, list[str]] = {}
     for oid, name in enumerate(lifted.object_display):

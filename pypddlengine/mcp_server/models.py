@@ -28,9 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .names import RENDERINGS
 
 __all__ = [
-    "STATE_FORMAT",
     "ActionSchemaView",
     "ActionsPage",
+    "AdvanceOutcome",
     "BundledTasks",
     "CheckpointInfo",
     "CheckpointOutcome",
@@ -42,9 +42,12 @@ __all__ = [
     "HistoryView",
     "Rendering",
     "ResetOutcome",
+    "RunningView",
+    "STATE_FORMAT",
     "SessionInfo",
     "SessionList",
     "SessionSummary",
+    "StartView",
     "StateAtoms",
     "StateView",
     "StepFailureView",
@@ -120,6 +123,27 @@ class FeedbackView(_Model):
     relaxed_plan: list[str] | None = None
     revisited_step: int | None = None
     notes: list[str] | None = None
+
+
+class RunningView(_Model):
+    """A running durative action (temporal tasks)."""
+
+    id: int = Field(description="end it with execute_single_action('(end ID)')")
+    action: str
+    start: Exact = Field(description="when it started")
+    earliest_end: Exact = Field(description="the earliest time it may end")
+    latest_end: Exact | None = Field(default=None, description="the latest time it may end (absent: any time)")
+
+
+class StartView(_Model):
+    """A durative action that may start now, with its duration window (temporal tasks)."""
+
+    action: str
+    least: Exact | None = Field(default=None, description="its least duration (absent: 0)")
+    most: Exact | None = Field(default=None, description="its greatest duration (absent: unbounded)")
+
+
+TIME_FIELDS = ("clock", "running", "next_event")
 
 
 class FailureView(_Model):
@@ -209,6 +233,10 @@ class StateView(_Model):
     atoms: int | None = Field(default=None, description="how many atoms are shown")
     static_included: bool | None = None
     state: StateAtoms
+    clock: Exact | None = Field(default=None, description="temporal tasks: the time now")
+    running: list[RunningView] | None = Field(default=None, description="temporal tasks: the running actions")
+    next_event: Exact | None = Field(default=None, description="temporal tasks: the next time an action may or must "
+                                     "end or a timed literal happens (advance_time(next_event=true) goes there)")
     values: Values | None = Field(default=None, description="numeric tasks: the fluents' values now (static ones with "
                                   "include_static)")
     feedback: FeedbackView | None = None
@@ -231,6 +259,11 @@ class ActionsPage(_Model):
     actions: list[str]
     next_offset: int | None = Field(default=None, description="offset of the next page; absent on the last page")
     by_schema: dict[str, int] | None = Field(default=None, description="how many of the matching actions each schema has")
+    clock: Exact | None = Field(default=None, description="temporal tasks: the time now")
+    starts: list[StartView] | None = Field(default=None, description="temporal tasks: durative actions that may start "
+                                           "now; execute '(act args)', or '(act args) [d]' to fix its duration")
+    ends: list[RunningView] | None = Field(default=None, description="temporal tasks: running actions that may end "
+                                           "now; execute '(end ID)'")
 
 
 class StepOutcome(_Model):
@@ -251,7 +284,23 @@ class StepOutcome(_Model):
     failure: FailureView | None = None
     feedback: FeedbackView | None = None
     attempts_left: int | None = None
+    clock: Exact | None = Field(default=None, description="temporal tasks: the time now")
+    running: list[RunningView] | None = Field(default=None, description="temporal tasks: the running actions")
     omitted: dict[str, Omitted] | None = OMITTED
+
+
+class AdvanceOutcome(_Model):
+    """The result of advance_time (temporal tasks)."""
+
+    success: bool
+    clock: Exact = Field(description="the time now")
+    running: list[RunningView]
+    may_end: list[RunningView] | None = Field(default=None, description="running actions that may end now")
+    next_event: Exact | None = None
+    goal_reached: bool
+    added: list[str] | None = Field(default=None, description="atoms timed literals on the way made true")
+    deleted: list[str] | None = Field(default=None, description="atoms timed literals on the way made false")
+    failure: FailureView | None = None
 
 
 class ExplainOutcome(_Model):
@@ -314,6 +363,7 @@ class HistoryView(_Model):
 
 class StepFailureView(_Model):
     step: int
+    time: Exact | None = Field(default=None, description="temporal plans: the happening's time")
     action: str
     code: str
     message: str
@@ -335,6 +385,7 @@ class ValidationView(_Model):
     metric_direction: Literal["minimize", "maximize"] | None = None
     metric_error: str | None = Field(default=None, description="why the metric could not be evaluated")
     summary: str | None = None
+    makespan: Exact | None = Field(default=None, description="temporal plans: the time of the last happening")
 
 
 class CloseOutcome(_Model):

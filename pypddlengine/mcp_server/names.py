@@ -5,6 +5,7 @@ for clients such as the experiment harness. The server registers exactly
 from __future__ import annotations
 
 __all__ = [
+    "ADVANCE",
     "APPLICABLE",
     "CHECKPOINT",
     "CLOSE",
@@ -36,12 +37,13 @@ CHECKPOINT = "checkpoint"
 CLOSE = "close_session"
 LIST_SESSIONS = "list_sessions"
 LIST_TASKS = "list_bundled_tasks"
+ADVANCE = "advance_time"
 
 PAPER_TOOLS = (INITIALISE, STATE, APPLICABLE, EXECUTE, RESET, HISTORY, VALIDATE)
 """The seven operations of the paper, by their MCP tool names (kept unchanged so
 that experiments stay comparable with the paper)."""
 
-TOOLS = (*PAPER_TOOLS, EXPLAIN, CHECKPOINT, UNDO, CLOSE, LIST_SESSIONS, LIST_TASKS)
+TOOLS = (*PAPER_TOOLS, EXPLAIN, CHECKPOINT, UNDO, ADVANCE, CLOSE, LIST_SESSIONS, LIST_TASKS)
 """Every tool of the server: the paper's seven, then the others."""
 
 RENDERINGS = ("compact", "plain")

@@ -41,7 +41,7 @@ from pydantic import BaseModel
 from ..errors import ErrorCode
 from ..exact import to_json
 from ..numeric import term_text
-from ..session import Failure, Feedback, FeedbackLevel
+from ..session import Failure, Feedback, FeedbackLevel, Session
 from ..task import State, natural_key
 from . import models as m
 from .errors import ToolFailure
@@ -52,9 +52,9 @@ from .store import ServerOptions, SessionEntry
 PAPER_FIELDS: dict[type, frozenset[str]] = {
     m.SessionSummary: frozenset({"session_id", "domain", "problem", "sources", "feedback_level", "rendering",
                                  "label"}),
-    m.StateView: frozenset({"state", "values"}),  # a numeric task's values are part of its state
-    m.ActionsPage: frozenset({"actions", "next_offset"}),
-    m.StepOutcome: frozenset({"success", "state", "values", "goal_reached"}),
+    m.StateView: frozenset({"state", "values", *m.TIME_FIELDS}),  # values, the clock, running actions: the state
+    m.ActionsPage: frozenset({"actions", "next_offset", "clock", "starts", "ends"}),
+    m.StepOutcome: frozenset({"success", "state", "values", "goal_reached", "clock", "running"}),
     m.ResetOutcome: frozenset({"step"}),
     m.HistoryView: frozenset({"actions", "next_offset"}),
     m.ValidationView: frozenset({"valid"}),
@@ -85,12 +85,18 @@ class View:
 
     def __init__(self, entry: SessionEntry, options: ServerOptions) -> None:
         self.entry = entry
-        self.session = entry.session
-        self.task = entry.session.task
         self.options = options
         self.plain = entry.rendering == "plain"
-        self.paper = entry.session.feedback_level == FeedbackLevel.PAPER
+        self.paper = entry.feedback_level == FeedbackLevel.PAPER
         """The paper's level: whole states (static facts included), all actions at once."""
+
+    @property
+    def session(self) -> Session:
+        return self.entry.classical
+
+    @property
+    def task(self) -> Any:
+        return self.entry.classical.task
 
     def atoms(self, ids: Iterable[int]) -> m.StateAtoms:
         task = self.task

@@ -14,6 +14,7 @@ from typing import TypeVar
 import anyio
 
 from ..session import FeedbackLevel, Session
+from ..temporal_session import TemporalSession
 from . import models as m
 from .errors import (
     SERVER_CAPACITY,
@@ -120,7 +121,8 @@ class SessionEntry:
     """One live session and what the server keeps around it."""
 
     session_id: str
-    session: Session
+    session: Session | TemporalSession
+    """A temporal task's session is a :class:`TemporalSession` (see :attr:`classical` and :attr:`timed`)."""
     label: str | None
     domain: str
     problem: str
@@ -144,11 +146,40 @@ class SessionEntry:
     restores: int = 0
     goal_pos: frozenset[str] = frozenset()
     goal_neg: frozenset[str] = frozenset()
+    level: FeedbackLevel = FeedbackLevel.PLAIN
+    """The feedback level asked for (a classical session keeps its own, see :attr:`feedback_level`)."""
+
+    @property
+    def timed(self) -> TemporalSession | None:
+        return self.session if isinstance(self.session, TemporalSession) else None
+
+    @property
+    def classical(self) -> Session:
+        """The classical session (a temporal one is answered before any use of this)."""
+        if isinstance(self.session, TemporalSession):
+            raise ToolFailure("FEATURE_UNAVAILABLE", "this call is not available on a temporal session",
+                              "see docs/time.md for the tools of a temporal session")
+        return self.session
+
+    @property
+    def feedback_level(self) -> FeedbackLevel:
+        return self.level if isinstance(self.session, TemporalSession) else self.session.feedback_level
+
+    @property
+    def step_count(self) -> int:
+        """Steps in the session's history (a temporal one: steps of its timed plan, running actions included)."""
+        s = self.session
+        return s.step_count() if isinstance(s, TemporalSession) else len(s.history)
+
+    @property
+    def goal_reached(self) -> bool:
+        s = self.session
+        return s.goal_reached() if isinstance(s, TemporalSession) else s.is_goal()
 
     @property
     def actions(self) -> int:
-        """Ground actions held (a lifted session holds none up front)."""
-        grounded = self.session.grounded
+        """Ground actions held (a lifted or temporal session holds none up front)."""
+        grounded = None if isinstance(self.session, TemporalSession) else self.session.grounded
         return 0 if grounded is None else len(grounded.actions)
 
     @property

@@ -39,9 +39,11 @@ from ..exact import to_json
 from ..names import FEEDBACK_LEVELS, HEURISTIC_NAMES
 from ..session import Failure, FeedbackLevel, Session
 from ..syntax import parse_plan
+from ..temporal_session import TemporalSession
 from ..task import natural_key
 from . import models as m
 from . import names
+from . import timed as tm
 from .access import SessionPage, current_caller
 from .errors import (
     ACTION_REFERENCE_CODES,
@@ -122,7 +124,12 @@ class Call:
 
     @property
     def session(self) -> Session:
-        return self.entry.session
+        return self.entry.classical
+
+    @property
+    def timed(self) -> TemporalSession | None:
+        """The session when it is on a temporal task (:mod:`.timed` answers then)."""
+        return self.entry.timed
 
     @property
     def opts(self) -> ServerOptions:
@@ -176,7 +183,7 @@ class Tool:
                     result = await fn(call, **arguments)
                 else:
                     result = await store.run(entry, lambda: fn(call, **arguments))
-                result = for_level(entry.session.feedback_level, result) if self.level else result
+                result = for_level(entry.feedback_level, result) if self.level else result
                 return reply(fit(result, budget_of(arguments.get("reply_budget"), entry.reply_budget,
                                                    opts.reply_budget)))
 
@@ -276,7 +283,7 @@ async def initialise_session(
     cancel = threading.Event()
     try:
 
-        def work() -> tuple[Session, Any]:
+        def work() -> tuple[Session | TemporalSession, Any]:
             slot = store.ground_slot()
             give_up = time.monotonic() + opts.grounding_timeout
             while not slot.acquire(timeout=SLOT_POLL_S):  # a call that gives up stops waiting too
@@ -288,7 +295,7 @@ async def initialise_session(
             try:
                 built = build_session(opts, spec, level, cancel, heuristic or HEURISTIC_NAMES[0], proof_budget or 0,
                                       observation=observation, detect_loops=detect_loops, backend=backend or "auto")
-                return built, built.goal_status()
+                return built, None if isinstance(built, TemporalSession) else built.goal_status()
             finally:
                 slot.release()
 
@@ -299,6 +306,9 @@ async def initialise_session(
         except BaseException:
             cancel.set()
             raise
+        if isinstance(session, TemporalSession):
+            return await _initialise_timed(served, session, spec.sources, level, caller, label=label,
+                                           rendering=rendering, max_steps=max_steps, reply_budget=reply_budget)
         entry = SessionEntry(
             session_id=store.new_id(),
             session=session,
@@ -358,6 +368,40 @@ async def initialise_session(
         store.release(caller.owner)
 
 
+async def _initialise_timed(served: Served, session: TemporalSession, sources: dict[str, str], level: FeedbackLevel,
+                            caller: Any, *, label: str | None, rendering: m.Rendering | None, max_steps: int | None,
+                            reply_budget: int | None) -> m.SessionSummary:
+    """initialise_session on a temporal task: the entry and its summary (see :mod:`.timed`)."""
+    store, opts = served.store, served.opts
+    lifted = session.task.lifted
+    entry = SessionEntry(
+        session_id=store.new_id(), session=session, label=one_line(label) if label else None,
+        domain=lifted.domain.display or lifted.domain.name, problem=lifted.problem.display or lifted.problem.name,
+        sources=sources, rendering=rendering or opts.rendering, max_steps=min(max_steps or opts.max_steps,
+                                                                              opts.max_steps),
+        last_used=store.clock(), threaded=True, owner=caller.owner, connection=caller.connection, tool_calls=1,
+        reply_budget=reply_budget, level=level)
+
+    def summary() -> m.SessionSummary:
+        return m.SessionSummary(
+            session_id=entry.session_id, domain=entry.domain, problem=entry.problem, sources=entry.sources,
+            objects=summarise_objects(session), actions=tm.schemas(session),
+            goal=sorted(lifted.goal_parts(), key=natural_key), applicable_now=len(tm.actions_page(session, 0, 1 << 30)
+                                                                                  .actions),
+            goal_reached=session.goal_reached(), feedback_level=level.name.lower(), rendering=entry.rendering,
+            static_facts=None, static_values=None, values=tm.state(session).values,
+            max_steps=entry.max_steps, idle_timeout_s=opts.idle_timeout, label=entry.label,
+            warnings=[w.headline() for w in session.task.report.warnings[:MAX_WARNINGS]] or None,
+            next="a temporal task: query_current_state (clock, running actions) and query_applicable_actions "
+                 "(what may start or end now); execute_single_action starts '(act args)' or ends '(end ID)'; "
+                 "advance_time lets time pass",
+            reply_budget=budget_of(reply_budget, opts.reply_budget))
+
+    result = await store.run(entry, summary, thread=True)
+    store.add(entry)
+    return for_level(level, result)
+
+
 # ----------------------------------------------------------------------------- queries
 
 
@@ -375,7 +419,10 @@ def query_current_state(
 ) -> m.StateView:
     """The atoms that hold now, grouped by predicate (compact) or as a flat list (plain), and whether the goal
     is reached. Over the reply budget, it keeps each predicate's first atoms ('omitted' says what it left out);
-    part, group, offset and limit page through the state, static facts, objects or goal."""
+    part, group, offset and limit page through the state, static facts, objects or goal. Temporal: also the
+    clock and running actions."""
+    if call.timed is not None:
+        return tm.state(call.timed)
     s, view = call.session, call.view
     static = (view.plain or view.paper) if include_static is None else include_static
     if part is not None or group is not None or offset or limit is not None:
@@ -404,8 +451,10 @@ def query_applicable_actions(
         max_length=200, description="only actions with this object as an argument")] = None,
 ) -> m.ActionsPage:
     """The actions applicable in the current state, sorted, one page at a time, with the total count and a
-    count per schema (total_at_least instead when too many to count)."""
+    count per schema (total_at_least instead when too many to count). Temporal: also what may start or end."""
     page = _page_size(call.opts, call.entry, limit)
+    if call.timed is not None:
+        return tm.actions_page(call.timed, offset, page)
     s = call.session
     lifted = s.lifted
     keep: list[Callable[[Any], bool]] = []
@@ -533,15 +582,18 @@ def execute_single_action(
     """Execute one action in the current state. On success the state advances (reply: added and deleted atoms,
     goal_reached); if the action is not applicable nothing changes and success is false with the unsatisfied
     preconditions. An action that names no action of the task is a tool error. (Feedback level paper: only
-    success, the state and goal_reached, whatever went wrong.)"""
+    success, the state and goal_reached, whatever went wrong.) Temporal: '(act args)' starts a durative action
+    now ('[d]' after it: its duration), '(end ID)' ends one."""
     entry, view = call.entry, call.view
     if entry.attempts_left <= 0:
         raise ToolFailure(STEP_LIMIT, f"session used all {entry.max_steps} of its execute attempts")
-    before = entry.session.state
-    r = entry.session.execute(action)
+    if call.timed is not None:
+        return tm.execute(entry, call.timed, action)
+    before = call.session.state
+    r = call.session.execute(action)
     if r.failure is not None and r.failure.code in ACTION_REFERENCE_CODES and not view.paper:
         entry.failed_attempts += 1
-        raise reference_failure(r.failure, entry.session.lifted)
+        raise reference_failure(r.failure, call.session.lifted)
     if r.success:
         entry.steps_executed += 1
     else:
@@ -550,7 +602,7 @@ def execute_single_action(
         return _step_outcome(entry, view, r, before, include_state)
     except BaseException:  # the reply could not be made: the step does not stay either (issue 30)
         if r.success:
-            entry.session.undo()
+            call.session.undo()
             entry.steps_executed -= 1
         raise
 
@@ -579,6 +631,8 @@ def reset_to_initial_state(
     include_state: Annotated[bool | None, Field(description="also return the initial state")] = None,
 ) -> m.ResetOutcome:
     """Go back to the initial state and clear the action history (counters are kept)."""
+    if call.timed is not None:
+        return tm.reset(call.entry, call.timed)
     s, entry = call.session, call.entry
     discarded = len(s.history)
     s.reset()
@@ -602,6 +656,8 @@ def query_action_history(
     """The actions executed since the initial state (the current plan), in order, and the session's counters:
     steps executed, failed attempts, resets, undos, attempts left."""
     page = call.opts.max_page_size if limit is None else min(limit, call.opts.max_page_size)
+    if call.timed is not None:  # a timed plan, one IPC line per step: 'time: (act args) [duration]'
+        return tm.history(call.entry, call.timed, offset, page)
     s = call.session
     plan = s.plan()
     chunk = plan[offset: offset + page]
@@ -621,11 +677,18 @@ async def validate_complete_plan(
     call: Call,
     plan: Annotated[list[Annotated[str, Field(max_length=2000)]] | str | None, Field(
         description="the plan: a list of actions, or one text with an action per line (VAL format); "
-                    "omit it to validate the session's own history")] = None,
+                    "omit it to validate the session's own history (temporal: 't: (act) [d]' lines)")] = None,
+    epsilon: Annotated[float | None, Field(
+        gt=0, le=1000, description="temporal: VAL's -t (default 0.01)")] = None,
 ) -> m.ValidationView:
     """Check a complete plan from the initial state without changing the session: every step must apply in turn
     and the goal must hold at the end. The verdict names the first failing step and its unsatisfied
     preconditions, or the goal atoms left unsatisfied (feedback level paper: only whether it is valid)."""
+    timed = call.timed
+    if timed is not None:
+        return await call.locked(lambda: tm.validate(timed, plan, epsilon, call.opts.max_plan_steps), thread=True)
+    if epsilon is not None:
+        raise ToolFailure(INVALID_ARGUMENT, "epsilon applies to temporal tasks only", "omit it")
     steps = _plan_steps(call.opts, plan)
     given = await call.locked(lambda: call.session.plan() if steps is None else steps)
     report = await anyio.to_thread.run_sync(  # off the lock: it changes nothing
@@ -659,6 +722,8 @@ async def validate_complete_plan(
 def explain_action(call: Call, action: ActionText) -> m.ExplainOutcome:
     """Say whether an action is applicable now and, if not, which preconditions fail (with hints at feedback
     level full). Changes nothing and does not count as an attempt."""
+    if call.timed is not None:
+        return tm.explain(call.timed, action)
     e = call.session.explain(action)
     if e.failure is not None and e.failure.code in ACTION_REFERENCE_CODES:
         raise reference_failure(e.failure, call.session.lifted)
@@ -679,6 +744,8 @@ def checkpoint(
     if op != "list" and checkpoint is None:
         raise ToolFailure(MISSING_ARGUMENT, f"checkpoint: op '{op}' needs the checkpoint's name",
                           "e.g. checkpoint='tower-done'", details={"argument": "checkpoint"})
+    if call.timed is not None:
+        return tm.checkpoint(call.entry, call.timed, op, checkpoint)
     s, view = call.session, call.view
     before = s.state
     calls = {"save": s.save, "restore": s.restore, "delete": s.delete_checkpoint}
@@ -704,6 +771,8 @@ def undo_last_action(
     include_state: Annotated[bool | None, Field(description="also return the whole state")] = None,
 ) -> m.UndoOutcome:
     """Undo the last executed action(s); the reply lists them and the atoms that changed back."""
+    if call.timed is not None:
+        return tm.undo(call.entry, call.timed, steps)
     s, view = call.session, call.view
     before, plan = s.state, s.plan()
     n = s.undo(steps)
@@ -721,6 +790,20 @@ def undo_last_action(
     )
 
 
+@session_tool(writes(destructive=False, idempotent=False))
+def advance_time(
+    call: Call,
+    to: Annotated[float | None, Field(ge=0, description="the time to go to")] = None,
+    next_event: Annotated[bool, Field(description="go to the next end or timed literal instead")] = False,
+) -> m.AdvanceOutcome:
+    """Temporal tasks: let time pass, to a time or the next event. Refused (success false) when a running action
+    would pass its latest end or an over all condition break."""
+    if call.timed is None:
+        raise ToolFailure(INVALID_ARGUMENT, "advance_time is for temporal tasks (durative actions, timed literals)",
+                          "this task has no clock: execute_single_action takes its steps")
+    return tm.advance(call.entry, call.timed, to, next_event)
+
+
 @session_tool(writes(destructive=True, idempotent=False), level=False, closes=True)
 def close_session(call: Call) -> m.CloseOutcome:
     """Close a session and free its memory; the reply has its final counters."""
@@ -728,8 +811,8 @@ def close_session(call: Call) -> m.CloseOutcome:
     return m.CloseOutcome(
         session_id=entry.session_id,
         closed=True,
-        plan_length=len(entry.session.history),
-        goal_reached=entry.session.is_goal(),
+        plan_length=entry.step_count,
+        goal_reached=entry.goal_reached,
         counters=entry.counters(),
     )
 
@@ -754,8 +837,8 @@ async def list_sessions(
             label=e.label,
             domain=e.domain,
             problem=e.problem,
-            step=len(e.session.history),
-            goal_reached=e.session.is_goal(),
+            step=e.step_count,
+            goal_reached=e.goal_reached,
             idle_s=round(max(0.0, now - e.last_used), 1),
             counters=e.counters(),
         )
@@ -777,7 +860,7 @@ async def list_bundled_tasks(served: Served) -> m.BundledTasks:
 
 def _page_size(opts: ServerOptions, entry: SessionEntry, limit: int | None) -> int:
     if limit is None:
-        everything = entry.rendering == "plain" or entry.session.feedback_level == FeedbackLevel.PAPER
+        everything = entry.rendering == "plain" or entry.feedback_level == FeedbackLevel.PAPER
         return opts.max_page_size if everything else opts.page_size
     return min(limit, opts.max_page_size)
 

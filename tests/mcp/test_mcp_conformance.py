@@ -150,6 +150,7 @@ async def scenario(c: Conformance) -> None:
     await c.call("execute_single_action", session_id=seen["session_id"], action="(put-down b)")
     await c.call("close_session", session_id=seen["session_id"])
     await c.error("initialise_session", "BAD_OBSERVATION_RULE", **BW3, observation="hide nothing")
+    await temporal_scenario(c, sid)
     await c.call("list_sessions")
     if "limit" in c.parameters["list_sessions"]:  # a paginated listing
         await c.error("list_sessions", "INVALID_ARGUMENT", limit=0)
@@ -161,6 +162,56 @@ async def scenario(c: Conformance) -> None:
     untested_errors = {t for t, p in c.parameters.items() if not p}  # no parameters: no error a client can cause
     assert c.ok == set(c.schemas), f"tools never called successfully: {set(c.schemas) - c.ok}"
     assert set(c.errors) - {"no_such_tool"} == set(c.schemas) - untested_errors, dict(c.errors)
+
+
+async def temporal_scenario(c: Conformance, classical: str) -> None:
+    """The tools on a temporal task (issue 31): the replies with a clock, running actions, starts and ends, and
+    advance_time, to the goal of workshop/p02 (a dark bay: a lamp held while the repair runs)."""
+    t = (await c.call("initialise_session", task="workshop/p02"))["session_id"]
+    state = await c.call("query_current_state", session_id=t)
+    assert state["clock"] == 0 and state["running"] == []
+    page = await c.call("query_applicable_actions", session_id=t)
+    assert {a["action"] for a in page["starts"]} == {"(hold-lamp t1 b1)", "(hold-lamp t2 b1)"}
+    assert (await c.call("execute_single_action", session_id=t, action="(hold-lamp t2 b1) [7]"))["success"]
+    refused = await c.call("execute_single_action", session_id=t, action="(repair t1 m1 b1)")
+    assert refused["failure"]["code"] == "STEP_REFUSED" and refused["failure"]["unsatisfied"] == ["(lit b1)"]
+    assert not (await c.call("explain_action", session_id=t, action="(repair t1 m1 b1)"))["applicable"]
+    await c.error("execute_single_action", "UNKNOWN_ACTION", session_id=t, action="(fly t1)")
+    assert (await c.call("advance_time", session_id=t, to=0.5))["clock"] == 0.5
+    await c.call("execute_single_action", session_id=t, action="(repair t1 m1 b1)")
+    await c.call("checkpoint", session_id=t, op="save", checkpoint="both")
+    late = await c.call("advance_time", session_id=t, to=20)
+    assert late["success"] is False and "must end by 6.5" in late["failure"]["message"]
+    moved = await c.call("advance_time", session_id=t, next_event=True)
+    assert moved["clock"] == 6.5 and [r["id"] for r in moved["may_end"]] == [2]
+    assert (await c.call("query_applicable_actions", session_id=t))["ends"][0]["id"] == 2
+    await c.call("execute_single_action", session_id=t, action="(end 2)")
+    await c.call("advance_time", session_id=t, next_event=True)
+    await c.call("execute_single_action", session_id=t, action="(end (hold-lamp t2 b1))")
+    await c.call("advance_time", session_id=t, to=7.5)
+    await c.call("execute_single_action", session_id=t, action="(test t1 m1 b1)")
+    await c.call("advance_time", session_id=t, next_event=True)
+    done = await c.call("execute_single_action", session_id=t, action="(end 3)")
+    assert done["goal_reached"] is True and done["running"] == []
+    history = await c.call("query_action_history", session_id=t)
+    assert history["actions"] == ["0: (hold-lamp t2 b1) [7]", "0.5: (repair t1 m1 b1) [6]", "7.5: (test t1 m1 b1) [2]"]
+    verdict = await c.call("validate_complete_plan", session_id=t)
+    assert verdict["valid"] is True and verdict["makespan"] == 9.5
+    bad = await c.call("validate_complete_plan", session_id=t, plan="0: (test t1 m1 b1) [2]", epsilon=0.001)
+    assert bad["valid"] is False and bad["failure"]["time"] == 0
+    await c.error("validate_complete_plan", "INVALID_ARGUMENT", session_id=classical, epsilon=0.01)
+    await c.error("advance_time", "INVALID_ARGUMENT", session_id=classical, to=1)
+    await c.error("advance_time", "MISSING_ARGUMENT", session_id=t)
+    undone = await c.call("undo_last_action", session_id=t)
+    assert undone["goal_reached"] is False
+    restored = await c.call("checkpoint", session_id=t, op="restore", checkpoint="both")
+    assert restored["checkpoints"] == [{"name": "both", "step": 2}]
+    assert (await c.call("query_current_state", session_id=t))["clock"] == 0.5
+    await c.call("reset_to_initial_state", session_id=t)
+    paper = (await c.call("initialise_session", task="workshop/p01", feedback="paper"))["session_id"]
+    assert "clock" in await c.call("query_current_state", session_id=paper)
+    for s in (t, paper):
+        await c.call("close_session", session_id=s)
 
 
 async def test_every_tool_conforms_in_process() -> None:
