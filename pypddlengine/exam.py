@@ -83,6 +83,8 @@ class ExamTask:
         self.state_limit = state_limit
         self._relaxed = relaxed_task(self.task)
         self._reachable: tuple[set[int], set[int], bool] | None = None
+        self._pairs: list[int] | None = None
+        self._bfs: tuple[set[State], deque[State]] = (set(), deque())
 
     # ------------------------------------------------------------------ names
 
@@ -131,33 +133,105 @@ class ExamTask:
 
     # ------------------------------------------------------------------ reachability
 
-    def _explore(self) -> tuple[set[int], set[int], bool]:
-        """The atoms that hold and the actions that apply in the first states
-        of a breadth-first search (at most ``state_limit // 4`` states; the
-        targeted searches of :meth:`reaches` add what they meet), and
-        whether it visited every reachable state."""
+    def _explore(self, pending_atoms: Iterable[int] = (), pending_acts: Iterable[int] = ()
+                 ) -> tuple[set[int], set[int], bool]:
+        """The atoms that hold and the actions that apply in the states a
+        breadth-first search from the state has visited, and whether it
+        visited every reachable state. The search resumes where it stopped
+        and stops once every atom of ``pending_atoms`` and action (id) of
+        ``pending_acts`` has been met, or the queue is empty, or it stored
+        ``state_limit // 4`` states (the targeted searches of :meth:`reaches`
+        add what they meet)."""
         if self._reachable is None:
-            limit = max(1, self.state_limit // 4)
-            seen = {self.state}
-            queue = deque([self.state])
-            atoms: set[int] = set(self.state)
-            acts: set[int] = set()
-            applicable = self.task.applicable
-            complete = True
-            while queue:
-                s = queue.popleft()
-                for a in applicable(s):
+            self._reachable = (set(self.state), set(), False)
+            self._bfs = ({self.state}, deque([self.state]))
+        atoms, acts, complete = self._reachable
+        if complete:
+            return self._reachable
+        want_atoms = set(pending_atoms) - atoms
+        want_acts = set(pending_acts) - acts
+        if not want_atoms and not want_acts:
+            return self._reachable
+        seen, queue = self._bfs
+        limit = max(1, self.state_limit // 4)
+        applicable = self.task.applicable
+        while queue and len(seen) <= limit and (want_atoms or want_acts):
+            s = queue.popleft()
+            for a in applicable(s):
+                if a.id not in acts:
                     acts.add(a.id)
-                    t = a.apply(s)
-                    if t not in seen:
-                        seen.add(t)
-                        atoms.update(t)
-                        queue.append(t)
-                if len(seen) > limit:
-                    complete = False
-                    break
-            self._reachable = (atoms, acts, complete)
+                    want_acts.discard(a.id)
+                t = a.apply(s)
+                if t not in seen:
+                    seen.add(t)
+                    new = t - atoms
+                    if new:
+                        atoms.update(new)
+                        want_atoms.difference_update(new)
+                    queue.append(t)
+        if not queue:
+            self._reachable = (atoms, acts, True)
         return self._reachable
+
+    def pairs(self) -> list[int]:
+        """h^2 reachability from the state (Haslum and Geffner 2000, m = 2):
+        bit ``q`` of ``pairs()[p]`` is set unless the atoms ``p`` and ``q``
+        provably never hold together in a reachable state (bit ``p`` of
+        ``pairs()[p]``: ``p`` may hold at all). Sound: every pair of a reachable
+        state is set. Computed for plain STRIPS actions; with conditional
+        effects or derived atoms every pair the relaxation reaches is set."""
+        if self._pairs is not None:
+            return self._pairs
+        task = self.task
+        n = len(task.atoms)
+        relaxed = 0
+        for a in self.relaxed_atoms():
+            relaxed |= 1 << a
+        if task.derived_atoms or any(a.__class__ is not GroundAction for a in task.actions):
+            self._pairs = [relaxed if relaxed >> p & 1 else 0 for p in range(n)]
+            return self._pairs
+        r = [0] * n
+        start = 0
+        for p in self.state:
+            start |= 1 << p
+        for p in self.state:
+            r[p] = start
+        acts = [(a.pre, sum(1 << p for p in a.pre), sum(1 << p for p in a.delete), a.add,
+                 sum(1 << p for p in a.add)) for a in task.actions if a.add]
+        changed = True
+        while changed:
+            changed = False
+            reached = sum(1 << p for p in range(n) if r[p] >> p & 1)
+            for pre, pre_mask, del_mask, add, add_mask in acts:
+                together = reached
+                for p in pre:
+                    together &= r[p]
+                    if together & pre_mask != pre_mask:
+                        break
+                else:
+                    new_q = (together & ~del_mask) | add_mask  # atoms that may hold after the action
+                    for p in add:
+                        fresh = new_q & ~r[p]
+                        if fresh:
+                            changed = True
+                            r[p] |= fresh
+                            bit = 1 << p
+                            while fresh:
+                                low = fresh & -fresh
+                                r[low.bit_length() - 1] |= bit
+                                fresh ^= low
+        self._pairs = r
+        return r
+
+    def h2_atom(self, atom: int) -> bool:
+        """Whether ``atom`` may hold in a reachable state by h^2 (``False``: never)."""
+        return bool(self.pairs()[atom] >> atom & 1)
+
+    def h2_together(self, atoms: Sequence[int]) -> bool:
+        """Whether ``atoms`` may hold together by h^2 (``False``: a pair of them is a mutex)."""
+        r = self.pairs()
+        mask = sum(1 << p for p in atoms)
+        return all(r[p] & mask == mask for p in atoms)
 
     def reaches(self, targets: tuple[int, ...]) -> bool:
         """Whether some state reachable from the state holds every atom of
@@ -220,9 +294,11 @@ class ExamTask:
         """``(never, undecided)``: the type-correct atoms of fluent predicates
         that hold in no reachable state, and those a limited search could not
         decide."""
-        seen_atoms, _, complete = self._explore()
         relaxed = self.relaxed_atoms()
         ids = self.task.atom_ids
+        open_atoms = [a for a in (ids.get((p, *args)) for p, args in self._typed_atoms())
+                      if a is not None and a in relaxed and self.h2_atom(a)]
+        seen_atoms, _, complete = self._explore(pending_atoms=open_atoms)
         never: list[str] = []
         undecided: list[str] = []
         for p, args in self._typed_atoms():
@@ -230,7 +306,7 @@ class ExamTask:
             atom = ids.get(key)
             if atom is not None and atom in seen_atoms:
                 continue
-            verdict = False if atom is None or atom not in relaxed or complete else (
+            verdict = False if atom is None or atom not in relaxed or complete or not self.h2_atom(atom) else (
                 atom in seen_atoms or self._decide((atom,)))
             if verdict is None:
                 undecided.append(self.lifted.render_key(key))
@@ -245,15 +321,17 @@ class ExamTask:
     def unreachable_actions(self) -> tuple[list[str], list[str]]:
         """``(never, undecided)`` for the type-correct ground actions: applicable
         in no reachable state, or not decided by a limited search."""
-        _, seen_acts, complete = self._explore()
         relaxed = self.relaxed_atoms()
+        open_acts = [a.id for a in self.task.actions if all(p in relaxed for p in a.pre) and self.h2_together(a.pre)]
+        _, seen_acts, complete = self._explore(pending_acts=open_acts)
         never: list[str] = []
         undecided: list[str] = []
         for schema, args in self._typed_actions():
             action = self.task.lookup(schema, args)  # type: ignore[arg-type]
             if action is not None and action.id in seen_acts:
                 continue
-            if action is None or complete or not all(a in relaxed for a in action.pre):
+            if (action is None or complete or not all(a in relaxed for a in action.pre)
+                    or not self.h2_together(action.pre)):
                 verdict: bool | None = False
             else:
                 verdict = action.id in seen_acts or self._decide(tuple(action.pre))

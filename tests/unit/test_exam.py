@@ -50,27 +50,52 @@ def all_states(exam: ExamTask) -> dict:
 
 
 @pytest.mark.parametrize("domain,problem", TASKS)
-def test_reachability_and_next_actions_match_brute_force(domain: str, problem: str) -> None:
+def test_h2_mutexes_are_sound(domain: str, problem: str) -> None:
+    """Every pair of atoms of every reachable state is h^2-reachable; some pair is a mutex (not vacuous)."""
     exam = ExamTask(domain, problem)
+    pairs = exam.pairs()
+    states = set(all_states(exam)["edges"])
+    for s in states:
+        mask = sum(1 << p for p in s)
+        assert all(pairs[p] & mask == mask for p in s)
+    together = {(p, q) for s in states for p in s for q in s}
+    n = len(exam.task.atoms)
+    mutex = [(p, q) for p in range(n) for q in range(n) if not pairs[p] >> q & 1]
+    assert mutex and not together & set(mutex)
+
+
+@pytest.mark.parametrize("state_limit", [200_000, 40])
+@pytest.mark.parametrize("domain,problem", TASKS)
+def test_reachability_and_next_actions_match_brute_force(domain: str, problem: str, state_limit: int) -> None:
+    """At the default limit the breadth-first search visits every state; at 40 it stops early and h^2,
+    the targeted searches and the bounded A* decide (or leave undecided, never wrong)."""
+    exam = ExamTask(domain, problem, state_limit=state_limit)
     space = all_states(exam)
     held = set().union(*space["edges"])
     applied = {a.id for out in space["edges"].values() for a, _ in out}
     never, undecided = exam.unreachable_atoms()
-    assert undecided == []
+    exact = state_limit == 200_000
+    assert undecided == [] or not exact
     typed = {exam.lifted.render_key((p, *args)) for p, args in exam._typed_atoms()}
-    assert set(never) == typed - {exam.atom_text(a) for a in held}
+    truly_never = typed - {exam.atom_text(a) for a in held}
+    assert set(never) <= truly_never <= set(never) | set(undecided)
     never_actions, undecided = exam.unreachable_actions()
-    assert undecided == []
+    assert undecided == [] or not exact
     for text in never_actions:
         action = exam.action(text)
         assert action is None or action.id not in applied
-    assert not any(exam.action_text(exam.task.actions[i]) in never_actions for i in applied)
+    applied_text = {exam.action_text(exam.task.actions[i]) for i in applied}
+    typed_actions = {exam.lifted.render_action(schema, args) for schema, args in exam._typed_actions()}
+    assert set(never_actions) <= typed_actions - applied_text <= set(never_actions) | set(undecided)
     result = exam.next_actions()
     opt = space["dist"][exam.state]
-    assert result["opt"] == opt and result["maybe"] == []
+    if result["opt"] is None:
+        assert not exact and result["maybe"] and not result["yes"] and not result["no"]
+        return
+    assert result["opt"] == opt and (result["maybe"] == [] or not exact)
     for a, t in space["edges"][exam.state]:
         expected = "yes" if space["dist"].get(t, 1 << 30) + 1 == opt else "no"
-        assert exam.action_text(a) in result[expected]
+        assert exam.action_text(a) in result[expected] or exam.action_text(a) in result["maybe"] and not exact
 
 
 @pytest.mark.parametrize("domain,problem", TASKS[:2])
