@@ -343,45 +343,81 @@ class ExamTask:
 
     # ------------------------------------------------------------------ search
 
-    def _h_max(self, state: State, banned: frozenset[int] = frozenset()) -> float:
-        if banned:
-            return 0.0
-        return self._relaxed.evaluate(state, "max", plan=False).h
-
-    def optimal_cost(self, state: State, *, bound: float = INF,
-                     allowed: Callable[[GroundAction], bool] | None = None) -> float:
-        """The cost of an optimal plan from ``state`` (A* with h_max), ``INF``
-        when there is none or (with ``bound``) none costs at most ``bound``;
-        raises :class:`SearchLimit` when it stores ``state_limit // 10``
-        states first (each h_max evaluation explores the relaxation)."""
-        task = self.task
-        h0 = self._h_max(state) if allowed is None else 0.0
-        if h0 > bound:
+    def _h_max(self, state: State) -> float:
+        """h_max (admissible and consistent) from the C exploration when built."""
+        rt = self._relaxed
+        if rt.missing_goals:
             return INF
+        cost, _ = rt.explore_arrays(state, False, stop=True)
+        h = 0.0
+        for g in rt.goals:
+            c = cost[g]
+            if c > h:
+                h = c
+        return h
+
+    def optimal_region(self, state: State) -> tuple[float, dict[State, float]]:
+        """``(opt, rest)``: the cost of an optimal plan from ``state`` (``INF``
+        when there is none) and, for every state an optimal plan from
+        ``state`` passes, its exact optimal cost to the goal (other states
+        may appear with an upper bound). A* with h_max that goes on until
+        every state with f at most ``opt`` is expanded (with a consistent
+        heuristic these include every state of every optimal plan, each
+        reached at its optimal g), then a backward Dijkstra over the expanded
+        edges. Raises :class:`SearchLimit` when it stores ``state_limit //
+        10`` states."""
+        task = self.task
+        h0 = self._h_max(state)
+        if h0 == INF:
+            return INF, {}
         counter = itertools.count()
         best = {state: 0.0}
         heap = [(h0, next(counter), 0.0, state)]
+        opt = INF
+        into: dict[State, list[tuple[float, State]]] = {}  # expanded edges, reversed
+        closed: set[State] = set()
+        goals: list[State] = []
+        limit = self.state_limit // 10
         while heap:
             f, _, g, s = heapq.heappop(heap)
-            if g > best.get(s, INF):
+            if f > opt:
+                break
+            if s in closed or g > best[s]:
                 continue
+            closed.add(s)
             if task.is_goal(s):
-                return g
+                goals.append(s)
+                if g < opt:
+                    opt = g
             for a in task.applicable(s):
-                if allowed is not None and not allowed(a):
-                    continue
                 t = a.apply(s)
+                into.setdefault(t, []).append((a.cost, s))
                 g2 = g + a.cost
                 if g2 >= best.get(t, INF):
                     continue
-                h = self._h_max(t) if allowed is None else 0.0
-                if g2 + h > bound or h == INF:
+                h = self._h_max(t)
+                if h == INF or g2 + h > opt:
                     continue
                 best[t] = g2
-                if len(best) > self.state_limit // 10:
+                if len(best) > limit:
                     raise SearchLimit
                 heapq.heappush(heap, (g2 + h, next(counter), g2, t))
-        return INF
+        rest: dict[State, float] = {s: 0.0 for s in goals}
+        back = [(0.0, next(counter), s) for s in goals]
+        while back:
+            d, _, t = heapq.heappop(back)
+            if d > rest[t]:
+                continue
+            for c, s in into.get(t, ()):
+                if s in closed and d + c < rest.get(s, INF):
+                    rest[s] = d + c
+                    heapq.heappush(back, (d + c, next(counter), s))
+        return opt, rest
+
+    def optimal_cost(self, state: State) -> float:
+        """The cost of an optimal plan from ``state``, ``INF`` when there is
+        none; raises :class:`SearchLimit` (see :meth:`optimal_region`)."""
+        return self.optimal_region(state)[0]
 
     def any_plan(self, state: State, banned_atom: int | None = None) -> list[GroundAction] | None:
         """Some plan from ``state`` that never makes ``banned_atom`` true
@@ -515,9 +551,10 @@ class ExamTask:
         limit; ``opt`` the optimal cost (``None`` when undecided, ``INF`` not
         reported: a task without a plan has every action in ``no``)."""
         try:
-            opt: float | None = self.optimal_cost(self.state)
+            opt: float | None
+            opt, rest = self.optimal_region(self.state)
         except SearchLimit:
-            opt = None
+            opt, rest = None, {}
         yes: list[str] = []
         no: list[str] = []
         maybe: list[str] = []
@@ -525,16 +562,10 @@ class ExamTask:
             text = self.action_text(a)
             if opt is None:
                 maybe.append(text)
-                continue
-            if opt == INF:
+            elif opt != INF and a.cost + rest.get(a.apply(self.state), INF) == opt:
+                yes.append(text)
+            else:
                 no.append(text)
-                continue
-            try:
-                rest = self.optimal_cost(a.apply(self.state), bound=opt - a.cost)
-            except SearchLimit:
-                maybe.append(text)
-                continue
-            (yes if rest + a.cost == opt else no).append(text)
         cost: object = None if opt is None or opt == INF else (int(opt) if float(opt).is_integer() else opt)
         return {"yes": yes, "no": no, "maybe": maybe, "opt": cost}
 
