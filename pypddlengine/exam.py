@@ -28,6 +28,7 @@ import heapq
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 from .errors import UnsupportedRequirementError
@@ -84,7 +85,17 @@ class ExamTask:
         self._relaxed = relaxed_task(self.task)
         self._reachable: tuple[set[int], set[int], bool] | None = None
         self._pairs: list[int] | None = None
+        self._memo: dict[str, Any] = {}
         self._bfs: tuple[set[State], deque[State]] = (set(), deque())
+
+    def _remember(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``'s answer, computed once; each call gets fresh lists (callers may change them)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        value = self._memo[key]
+        if isinstance(value, dict):
+            return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+        return tuple(list(v) for v in value)
 
     # ------------------------------------------------------------------ names
 
@@ -133,15 +144,15 @@ class ExamTask:
 
     # ------------------------------------------------------------------ reachability
 
-    def _explore(self, pending_atoms: Iterable[int] = (), pending_acts: Iterable[int] = ()
-                 ) -> tuple[set[int], set[int], bool]:
+    def _explore(self, pending_atoms: Iterable[int] = (), pending_acts: Iterable[int] = (),
+                 limit: int | None = None) -> tuple[set[int], set[int], bool]:
         """The atoms that hold and the actions that apply in the states a
         breadth-first search from the state has visited, and whether it
         visited every reachable state. The search resumes where it stopped
         and stops once every atom of ``pending_atoms`` and action (id) of
         ``pending_acts`` has been met, or the queue is empty, or it stored
-        ``state_limit // 4`` states (the targeted searches of :meth:`reaches`
-        add what they meet)."""
+        ``limit`` states (default and at most ``state_limit // 4``; the
+        targeted searches of :meth:`reaches` add what they meet)."""
         if self._reachable is None:
             self._reachable = (set(self.state), set(), False)
             self._bfs = ({self.state}, deque([self.state]))
@@ -153,7 +164,7 @@ class ExamTask:
         if not want_atoms and not want_acts:
             return self._reachable
         seen, queue = self._bfs
-        limit = max(1, self.state_limit // 4)
+        limit = max(1, min(self.state_limit // 4, self.state_limit // 4 if limit is None else limit))
         applicable = self.task.applicable
         while queue and len(seen) <= limit and (want_atoms or want_acts):
             s = queue.popleft()
@@ -180,16 +191,19 @@ class ExamTask:
         ``pairs()[p]``: ``p`` may hold at all). Sound: every pair of a reachable
         state is set. Computed for plain STRIPS actions; with conditional
         effects or derived atoms every pair the relaxation reaches is set."""
-        if self._pairs is not None:
-            return self._pairs
+        if self._pairs is None:
+            self._pairs = self._h2()
+        return self._pairs
+
+    def _h2(self, without: int | None = None) -> list[int]:
+        """:meth:`pairs`, with the actions that add ``without`` left out when given."""
         task = self.task
         n = len(task.atoms)
         relaxed = 0
         for a in self.relaxed_atoms():
             relaxed |= 1 << a
         if task.derived_atoms or any(a.__class__ is not GroundAction for a in task.actions):
-            self._pairs = [relaxed if relaxed >> p & 1 else 0 for p in range(n)]
-            return self._pairs
+            return [relaxed if relaxed >> p & 1 else 0 for p in range(n)]
         r = [0] * n
         start = 0
         for p in self.state:
@@ -197,7 +211,7 @@ class ExamTask:
         for p in self.state:
             r[p] = start
         acts = [(a.pre, sum(1 << p for p in a.pre), sum(1 << p for p in a.delete), a.add,
-                 sum(1 << p for p in a.add)) for a in task.actions if a.add]
+                 sum(1 << p for p in a.add)) for a in task.actions if a.add and without not in a.add]
         changed = True
         while changed:
             changed = False
@@ -220,7 +234,6 @@ class ExamTask:
                                 low = fresh & -fresh
                                 r[low.bit_length() - 1] |= bit
                                 fresh ^= low
-        self._pairs = r
         return r
 
     def h2_atom(self, atom: int) -> bool:
@@ -269,11 +282,20 @@ class ExamTask:
                     heapq.heappush(heap, (v, next(counter), t))
         return False
 
-    def _decide(self, targets: tuple[int, ...]) -> bool | None:
+    def _decide(self, targets: tuple[int, ...], *, action: int | None = None) -> bool | None:
+        """Whether ``targets`` (an atom, or the preconditions of ``action``)
+        hold together in some reachable state: a targeted search, then the
+        breadth-first search resumed up to its full limit; ``None`` when both
+        stop at their limits."""
         try:
             return self.reaches(targets)
         except SearchLimit:
-            return None
+            pass
+        atoms, acts, complete = self._explore(pending_atoms=targets if action is None else (),
+                                              pending_acts=() if action is None else (action,))
+        if action is None and targets[0] in atoms or action is not None and action in acts:
+            return True
+        return False if complete else None
 
     def relaxed_atoms(self) -> frozenset[int]:
         """The atoms the delete relaxation reaches from the state (a superset of the reachable ones)."""
@@ -291,6 +313,10 @@ class ExamTask:
                 yield p, args  # type: ignore[misc]
 
     def unreachable_atoms(self) -> tuple[list[str], list[str]]:
+        """See the private method of the same name; computed once per task (a fresh copy each call)."""
+        return self._remember("unreachable_atoms", self._unreachable_atoms)
+
+    def _unreachable_atoms(self) -> tuple[list[str], list[str]]:
         """``(never, undecided)``: the type-correct atoms of fluent predicates
         that hold in no reachable state, and those a limited search could not
         decide."""
@@ -298,7 +324,7 @@ class ExamTask:
         ids = self.task.atom_ids
         open_atoms = [a for a in (ids.get((p, *args)) for p, args in self._typed_atoms())
                       if a is not None and a in relaxed and self.h2_atom(a)]
-        seen_atoms, _, complete = self._explore(pending_atoms=open_atoms)
+        seen_atoms, _, complete = self._explore(pending_atoms=open_atoms, limit=self.state_limit // 100)
         never: list[str] = []
         undecided: list[str] = []
         for p, args in self._typed_atoms():
@@ -319,11 +345,15 @@ class ExamTask:
             yield from ((schema, args) for args in itertools.product(*schema.domains))
 
     def unreachable_actions(self) -> tuple[list[str], list[str]]:
+        """See the private method of the same name; computed once per task (a fresh copy each call)."""
+        return self._remember("unreachable_actions", self._unreachable_actions)
+
+    def _unreachable_actions(self) -> tuple[list[str], list[str]]:
         """``(never, undecided)`` for the type-correct ground actions: applicable
         in no reachable state, or not decided by a limited search."""
         relaxed = self.relaxed_atoms()
         open_acts = [a.id for a in self.task.actions if all(p in relaxed for p in a.pre) and self.h2_together(a.pre)]
-        _, seen_acts, complete = self._explore(pending_acts=open_acts)
+        _, seen_acts, complete = self._explore(pending_acts=open_acts, limit=self.state_limit // 100)
         never: list[str] = []
         undecided: list[str] = []
         for schema, args in self._typed_actions():
@@ -334,7 +364,7 @@ class ExamTask:
                     or not self.h2_together(action.pre)):
                 verdict: bool | None = False
             else:
-                verdict = action.id in seen_acts or self._decide(tuple(action.pre))
+                verdict = action.id in seen_acts or self._decide(tuple(action.pre), action=action.id)
             if verdict is None:
                 undecided.append(self.lifted.render_action(schema, args))  # type: ignore[arg-type]
             elif not verdict:
@@ -422,9 +452,12 @@ class ExamTask:
     def any_plan(self, state: State, banned_atom: int | None = None) -> list[GroundAction] | None:
         """Some plan from ``state`` that never makes ``banned_atom`` true
         (greedy best-first on the relaxed plan's cost), ``None`` when none
-        exists; raises :class:`SearchLimit`."""
+        exists; raises :class:`SearchLimit` after ``state_limit`` states
+        (``state_limit // 10`` with ``banned_atom``: one ``land`` question
+        may ask about many atoms)."""
         task = self.task
         rt = self._relaxed
+        limit = self.state_limit if banned_atom is None else self.state_limit // 10
         if banned_atom is not None and banned_atom in state:
             return None
 
@@ -448,7 +481,7 @@ class ExamTask:
                 if t in parent or (banned_atom is not None and banned_atom in t):
                     continue
                 parent[t] = (s, a)
-                if len(parent) > self.state_limit:
+                if len(parent) > limit:
                     raise SearchLimit
                 # the relaxation may still use a banned atom: it only guides, pruning stays exact
                 heapq.heappush(heap, (h(t), next(counter), t))
@@ -472,6 +505,12 @@ class ExamTask:
     # ------------------------------------------------------------------ land
 
     def landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
+        """:meth:`_landmarks`, computed once per task for the default atoms (a fresh copy each call)."""
+        if atoms is not None:
+            return self._landmarks(atoms)
+        return self._remember("landmarks", self._landmarks)  # type: ignore[no-any-return]
+
+    def _landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
         """Classify atoms as fact landmarks of the state: ``yes`` (every plan
         makes it true at some point), ``no`` (some plan never does; atoms that
         never hold included),
@@ -505,7 +544,7 @@ class ExamTask:
         for atom in todo:
             if atom in no:
                 continue
-            if self._relaxed_without(atom):
+            if self._relaxed_without(atom) or self._h2_without(atom):
                 yes.append(atom)
                 continue
             try:
@@ -530,6 +569,18 @@ class ExamTask:
         return {"yes": sorted(map(text, yes)), "no": sorted([*map(text, no), *never]),
                 "maybe": sorted(map(text, maybe))}
 
+    def _h2_without(self, atom: int) -> bool:
+        """Whether h^2 proves the goal unreachable once no action may add
+        ``atom`` (then every plan makes ``atom`` true: a landmark)."""
+        if self.task.derived_atoms or any(a.__class__ is not GroundAction for a in self.task.actions):
+            return False
+        goal = self.task.goal_pos  # each a necessary condition of the goal
+        if any(g < 0 for g in goal):
+            return False
+        r = self._h2(without=atom)
+        mask = sum(1 << g for g in goal)
+        return not all(r[g] & mask == mask for g in goal)
+
     def _relaxed_without(self, atom: int) -> bool:
         """Whether the goal is relaxed-unreachable once no action may add ``atom``."""
         reached = set(self.state)
@@ -546,6 +597,10 @@ class ExamTask:
     # ------------------------------------------------------------------ nexta
 
     def next_actions(self) -> dict[str, object]:
+        """See the private method of the same name; computed once per task (a fresh copy each call)."""
+        return self._remember("next_actions", self._next_actions)
+
+    def _next_actions(self) -> dict[str, object]:
         """Every applicable action classified: ``yes`` when it starts an
         optimal plan, ``no`` when it does not, ``maybe`` when a search hit its
         limit; ``opt`` the optimal cost (``None`` when undecided, ``INF`` not
