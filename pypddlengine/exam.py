@@ -391,10 +391,11 @@ class ExamTask:
         when there is none) and, for every state an optimal plan from
         ``state`` passes, its exact optimal cost to the goal (other states
         may appear with an upper bound). A* with h_max that goes on until
-        every state with f at most ``opt`` is expanded (with a consistent
-        heuristic these include every state of every optimal plan, each
-        reached at its optimal g), then a backward Dijkstra over the expanded
-        edges. Raises :class:`SearchLimit` when it stores ``state_limit //
+        every state with f at most ``opt`` is expanded, reopening a state met
+        again at a lower g (with an admissible heuristic these include every
+        state of every optimal plan, each expanded at its optimal g; h_max is
+        moreover consistent, so nothing is reopened), then a backward
+        Dijkstra over the expanded edges. Raises :class:`SearchLimit` when it stores ``state_limit //
         10`` states."""
         task = self.task
         h0 = self._h_max(state)
@@ -406,17 +407,17 @@ class ExamTask:
         opt = INF
         into: dict[State, list[tuple[float, State]]] = {}  # expanded edges, reversed
         closed: set[State] = set()
-        goals: list[State] = []
+        goals: dict[State, None] = {}
         limit = self.state_limit // 10
         while heap:
             f, _, g, s = heapq.heappop(heap)
             if f > opt:
                 break
-            if s in closed or g > best[s]:
+            if g > best[s]:  # a stale entry; a state met again at a lower g is expanded again (reopening)
                 continue
             closed.add(s)
             if task.is_goal(s):
-                goals.append(s)
+                goals[s] = None
                 if g < opt:
                     opt = g
             for a in task.applicable(s):
