@@ -287,3 +287,54 @@ def test_hand_checked_val_without_inapplicable_step() -> None:
 
     doc = _doc("validation_gen", 'sequence: "(unstack c a) (put-down c)"?')
     assert score_answer(doc, "None") and score_answer(doc, "-1") and not score_answer(doc, "1")
+
+
+ROADS = """(define (domain roads) (:requirements :strips :typing :action-costs)
+  (:types place) (:predicates (at ?p - place) (road ?a ?b - place) (visited ?p - place))
+  (:functions (total-cost) - number (len ?a ?b - place) - number)
+  (:action drive :parameters (?a ?b - place) :precondition (and (at ?a) (road ?a ?b))
+    :effect (and (not (at ?a)) (at ?b) (visited ?b) (increase (total-cost) (len ?a ?b)))))"""
+
+
+def _roads_problem(edges: list[tuple[str, str, int]]) -> str:
+    init = " ".join(f"(road {a} {b}) (road {b} {a}) (= (len {a} {b}) {c}) (= (len {b} {a}) {c})" for a, b, c in edges)
+    return (f"(define (problem r) (:domain roads) (:objects p0 p1 p2 p3 p4 p5 - place)"
+            f" (:init (at p0) (= (total-cost) 0) {init}) (:goal (and (visited p3) (visited p5)))"
+            f" (:metric minimize (total-cost)))")
+
+
+@pytest.mark.parametrize("edges", [
+    [("p0", "p1", 2), ("p0", "p2", 1), ("p1", "p3", 1), ("p2", "p3", 2), ("p3", "p4", 3), ("p4", "p5", 1),
+     ("p3", "p5", 5), ("p2", "p5", 7)],
+    [("p0", "p1", 1), ("p1", "p2", 1), ("p2", "p3", 1), ("p3", "p4", 1), ("p4", "p5", 1), ("p0", "p5", 2),
+     ("p5", "p3", 3)],
+])
+def test_next_actions_with_action_costs_match_dijkstra(edges: list[tuple[str, str, int]]) -> None:
+    """nexta on a task with action costs: every state's cost to go by a backward Dijkstra over all states."""
+    import heapq
+
+    exam = ExamTask(ROADS, _roads_problem(edges))
+    space = all_states(exam)
+    into: dict = {}
+    for s, out in space["edges"].items():
+        for a, t in out:
+            into.setdefault(t, []).append((a.cost, s))
+    dist = {s: 0 for s in space["edges"] if exam.task.is_goal(s)}
+    heap = [(0, i, s) for i, s in enumerate(dist)]
+    count = len(heap)
+    while heap:
+        d, _, t = heapq.heappop(heap)
+        if d > dist[t]:
+            continue
+        for c, s in into.get(t, ()):
+            if d + c < dist.get(s, 1 << 30):
+                dist[s] = d + c
+                count += 1
+                heapq.heappush(heap, (d + c, count, s))
+    result = exam.next_actions()
+    opt = dist[exam.state]
+    assert result["opt"] == opt and result["maybe"] == []
+    for a, t in space["edges"][exam.state]:
+        expected = "yes" if a.cost + dist.get(t, 1 << 30) == opt else "no"
+        assert exam.action_text(a) in result[expected]
+    assert result["yes"]
