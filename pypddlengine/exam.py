@@ -86,6 +86,8 @@ class ExamTask:
         self._reachable: tuple[set[int], set[int], bool] | None = None
         self._pairs: list[int] | None = None
         self._memo: dict[str, Any] = {}
+        self._lm: tuple[Sequence[tuple[int, ...]], Sequence[tuple[int, ...]], Sequence[float],
+                        Sequence[list[int]]] | None = None
         self._bfs: tuple[set[State], deque[State]] = (set(), deque())
 
     def _remember(self, key: str, compute: Callable[[], Any]) -> Any:
@@ -386,7 +388,101 @@ class ExamTask:
                 h = c
         return h
 
-    def optimal_region(self, state: State) -> tuple[float, dict[State, float]]:
+    def _lmcut_setup(self) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[float], list[list[int]]] | None:
+        """LM-cut's operators (``pre``, ``add``, cost) over the task's atoms plus
+        two: ``n`` true in every state (the precondition of an action without
+        one) and ``n + 1`` the goal (added by an operator of cost 0 needing the
+        goal atoms); ``None`` for a task beyond plain STRIPS."""
+        task = self.task
+        if (task.derived_atoms or task.goal_cond is not None or task.goal_neg or any(g < 0 for g in task.goal_pos)
+                or any(a.__class__ is not GroundAction for a in task.actions)):
+            return None
+        n = len(task.atoms)
+        pres = [a.pre or (n,) for a in task.actions if a.add] + [tuple(task.goal_pos) or (n,)]
+        adds = [a.add for a in task.actions if a.add] + [(n + 1,)]
+        costs = [float(a.cost) for a in task.actions if a.add] + [0.0]
+        by_pre: list[list[int]] = [[] for _ in range(n + 2)]
+        for o, pre in enumerate(pres):
+            for p in pre:
+                by_pre[p].append(o)
+        return pres, adds, costs, by_pre
+
+    def _lmcut(self, state: State) -> float:
+        """LM-cut (Helmert and Domshlak 2009): admissible, often much closer to
+        the optimal cost than h_max, and costlier to compute."""
+        if self._lm is None:
+            self._lm = self._lmcut_setup() or ((), (), (), ())
+        pres, adds, base, by_pre = self._lm
+        if not pres:
+            return self._h_max(state)
+        n = len(by_pre) - 2
+        goal = n + 1
+        cost = list(base)
+        nops = len(pres)
+        total = 0.0
+        while True:
+            hm = [INF] * (n + 2)
+            sup = [-1] * nops
+            unsat = [len(pre) for pre in pres]
+            heap = [(0.0, n)]
+            hm[n] = 0.0
+            for p in state:
+                hm[p] = 0.0
+                heap.append((0.0, p))
+            heapq.heapify(heap)
+            while heap:
+                v, p = heapq.heappop(heap)
+                if v > hm[p]:
+                    continue
+                for o in by_pre[p]:
+                    unsat[o] -= 1
+                    if unsat[o] == 0:
+                        sup[o] = p  # the last precondition settled has the largest h_max
+                        nv = v + cost[o]
+                        for q in adds[o]:
+                            if nv < hm[q]:
+                                hm[q] = nv
+                                heapq.heappush(heap, (nv, q))
+            if hm[goal] == INF:
+                return INF
+            if hm[goal] == 0:
+                return total
+            zone = {goal}  # atoms from which the goal is reached by zero-cost supported operators
+            stack = [goal]
+            achievers: list[list[int]] = [[] for _ in range(n + 2)]
+            for o in range(nops):
+                if sup[o] >= 0:
+                    for q in adds[o]:
+                        achievers[q].append(o)
+            while stack:
+                q = stack.pop()
+                for o in achievers[q]:
+                    if cost[o] == 0 and sup[o] not in zone:
+                        zone.add(sup[o])
+                        stack.append(sup[o])
+            cut: set[int] = set()
+            reached = {n, *state}
+            stack = list(reached)
+            while stack:
+                p = stack.pop()
+                for o in by_pre[p]:
+                    if sup[o] != p:
+                        continue
+                    if any(q in zone for q in adds[o]):
+                        cut.add(o)
+                    for q in adds[o]:
+                        if q not in zone and q not in reached:
+                            reached.add(q)
+                            stack.append(q)
+            if not cut:  # cannot happen for a finite positive h_max; stay admissible regardless
+                return total
+            m = min(cost[o] for o in cut)
+            total += m
+            for o in cut:
+                cost[o] -= m
+
+    def optimal_region(self, state: State, heuristic: Callable[[State], float] | None = None
+                       ) -> tuple[float, dict[State, float]]:
         """``(opt, rest)``: the cost of an optimal plan from ``state`` (``INF``
         when there is none) and, for every state an optimal plan from
         ``state`` passes, its exact optimal cost to the goal (other states
@@ -395,10 +491,12 @@ class ExamTask:
         again at a lower g (with an admissible heuristic these include every
         state of every optimal plan, each expanded at its optimal g; h_max is
         moreover consistent, so nothing is reopened), then a backward
-        Dijkstra over the expanded edges. Raises :class:`SearchLimit` when it stores ``state_limit //
+        Dijkstra over the expanded edges. ``heuristic``: an admissible one,
+        h_max by default. Raises :class:`SearchLimit` when it stores ``state_limit //
         10`` states."""
         task = self.task
-        h0 = self._h_max(state)
+        h_of = self._h_max if heuristic is None else heuristic
+        h0 = h_of(state)
         if h0 == INF:
             return INF, {}
         counter = itertools.count()
@@ -408,7 +506,7 @@ class ExamTask:
         into: dict[State, list[tuple[float, State]]] = {}  # expanded edges, reversed
         closed: set[State] = set()
         goals: dict[State, None] = {}
-        limit = self.state_limit // 10
+        limit = self.state_limit // (10 if heuristic is None else 40)
         while heap:
             f, _, g, s = heapq.heappop(heap)
             if f > opt:
@@ -426,7 +524,7 @@ class ExamTask:
                 g2 = g + a.cost
                 if g2 >= best.get(t, INF):
                     continue
-                h = self._h_max(t)
+                h = h_of(t)
                 if h == INF or g2 + h > opt:
                     continue
                 best[t] = g2
@@ -606,11 +704,16 @@ class ExamTask:
         optimal plan, ``no`` when it does not, ``maybe`` when a search hit its
         limit; ``opt`` the optimal cost (``None`` when undecided, ``INF`` not
         reported: a task without a plan has every action in ``no``)."""
+        opt: float | None = None
+        rest: dict[State, float] = {}
         try:
-            opt: float | None
             opt, rest = self.optimal_region(self.state)
-        except SearchLimit:
-            opt, rest = None, {}
+        except SearchLimit:  # h_max is cheap but weak: LM-cut, when the task is plain STRIPS
+            if self._lmcut_setup() is not None:
+                try:
+                    opt, rest = self.optimal_region(self.state, self._lmcut)
+                except SearchLimit:
+                    pass
         yes: list[str] = []
         no: list[str] = []
         maybe: list[str] = []
