@@ -28,6 +28,7 @@ import heapq
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 from .errors import UnsupportedRequirementError
@@ -83,6 +84,20 @@ class ExamTask:
         self.state_limit = state_limit
         self._relaxed = relaxed_task(self.task)
         self._reachable: tuple[set[int], set[int], bool] | None = None
+        self._pairs: list[int] | None = None
+        self._memo: dict[str, Any] = {}
+        self._lm: tuple[Sequence[tuple[int, ...]], Sequence[tuple[int, ...]], Sequence[float],
+                        Sequence[list[int]]] | None = None
+        self._bfs: tuple[set[State], deque[State]] = (set(), deque())
+
+    def _remember(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``'s answer, computed once; each call gets fresh lists (callers may change them)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        value = self._memo[key]
+        if isinstance(value, dict):
+            return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+        return tuple(list(v) for v in value)
 
     # ------------------------------------------------------------------ names
 
@@ -131,33 +146,107 @@ class ExamTask:
 
     # ------------------------------------------------------------------ reachability
 
-    def _explore(self) -> tuple[set[int], set[int], bool]:
-        """The atoms that hold and the actions that apply in the first states
-        of a breadth-first search (at most ``state_limit // 4`` states; the
-        targeted searches of :meth:`reaches` add what they meet), and
-        whether it visited every reachable state."""
+    def _explore(self, pending_atoms: Iterable[int] = (), pending_acts: Iterable[int] = (),
+                 limit: int | None = None) -> tuple[set[int], set[int], bool]:
+        """The atoms that hold and the actions that apply in the states a
+        breadth-first search from the state has visited, and whether it
+        visited every reachable state. The search resumes where it stopped
+        and stops once every atom of ``pending_atoms`` and action (id) of
+        ``pending_acts`` has been met, or the queue is empty, or it stored
+        ``limit`` states (default and at most ``state_limit // 4``; the
+        targeted searches of :meth:`reaches` add what they meet)."""
         if self._reachable is None:
-            limit = max(1, self.state_limit // 4)
-            seen = {self.state}
-            queue = deque([self.state])
-            atoms: set[int] = set(self.state)
-            acts: set[int] = set()
-            applicable = self.task.applicable
-            complete = True
-            while queue:
-                s = queue.popleft()
-                for a in applicable(s):
+            self._reachable = (set(self.state), set(), False)
+            self._bfs = ({self.state}, deque([self.state]))
+        atoms, acts, complete = self._reachable
+        if complete:
+            return self._reachable
+        want_atoms = set(pending_atoms) - atoms
+        want_acts = set(pending_acts) - acts
+        if not want_atoms and not want_acts:
+            return self._reachable
+        seen, queue = self._bfs
+        limit = max(1, min(self.state_limit // 4, self.state_limit // 4 if limit is None else limit))
+        applicable = self.task.applicable
+        while queue and len(seen) <= limit and (want_atoms or want_acts):
+            s = queue.popleft()
+            for a in applicable(s):
+                if a.id not in acts:
                     acts.add(a.id)
-                    t = a.apply(s)
-                    if t not in seen:
-                        seen.add(t)
-                        atoms.update(t)
-                        queue.append(t)
-                if len(seen) > limit:
-                    complete = False
-                    break
-            self._reachable = (atoms, acts, complete)
+                    want_acts.discard(a.id)
+                t = a.apply(s)
+                if t not in seen:
+                    seen.add(t)
+                    new = t - atoms
+                    if new:
+                        atoms.update(new)
+                        want_atoms.difference_update(new)
+                    queue.append(t)
+        if not queue:
+            self._reachable = (atoms, acts, True)
         return self._reachable
+
+    def pairs(self) -> list[int]:
+        """h^2 reachability from the state (Haslum and Geffner 2000, m = 2):
+        bit ``q`` of ``pairs()[p]`` is set unless the atoms ``p`` and ``q``
+        provably never hold together in a reachable state (bit ``p`` of
+        ``pairs()[p]``: ``p`` may hold at all). Sound: every pair of a reachable
+        state is set. Computed for plain STRIPS actions; with conditional
+        effects or derived atoms every pair the relaxation reaches is set."""
+        if self._pairs is None:
+            self._pairs = self._h2()
+        return self._pairs
+
+    def _h2(self, without: int | None = None) -> list[int]:
+        """:meth:`pairs`, with the actions that add ``without`` left out when given."""
+        task = self.task
+        n = len(task.atoms)
+        relaxed = 0
+        for a in self.relaxed_atoms():
+            relaxed |= 1 << a
+        if task.derived_atoms or any(a.__class__ is not GroundAction for a in task.actions):
+            return [relaxed if relaxed >> p & 1 else 0 for p in range(n)]
+        r = [0] * n
+        start = 0
+        for p in self.state:
+            start |= 1 << p
+        for p in self.state:
+            r[p] = start
+        acts = [(a.pre, sum(1 << p for p in a.pre), sum(1 << p for p in a.delete), a.add,
+                 sum(1 << p for p in a.add)) for a in task.actions if a.add and without not in a.add]
+        changed = True
+        while changed:
+            changed = False
+            reached = sum(1 << p for p in range(n) if r[p] >> p & 1)
+            for pre, pre_mask, del_mask, add, add_mask in acts:
+                together = reached
+                for p in pre:
+                    together &= r[p]
+                    if together & pre_mask != pre_mask:
+                        break
+                else:
+                    new_q = (together & ~del_mask) | add_mask  # atoms that may hold after the action
+                    for p in add:
+                        fresh = new_q & ~r[p]
+                        if fresh:
+                            changed = True
+                            r[p] |= fresh
+                            bit = 1 << p
+                            while fresh:
+                                low = fresh & -fresh
+                                r[low.bit_length() - 1] |= bit
+                                fresh ^= low
+        return r
+
+    def h2_atom(self, atom: int) -> bool:
+        """Whether ``atom`` may hold in a reachable state by h^2 (``False``: never)."""
+        return bool(self.pairs()[atom] >> atom & 1)
+
+    def h2_together(self, atoms: Sequence[int]) -> bool:
+        """Whether ``atoms`` may hold together by h^2 (``False``: a pair of them is a mutex)."""
+        r = self.pairs()
+        mask = sum(1 << p for p in atoms)
+        return all(r[p] & mask == mask for p in atoms)
 
     def reaches(self, targets: tuple[int, ...]) -> bool:
         """Whether some state reachable from the state holds every atom of
@@ -195,11 +284,20 @@ class ExamTask:
                     heapq.heappush(heap, (v, next(counter), t))
         return False
 
-    def _decide(self, targets: tuple[int, ...]) -> bool | None:
+    def _decide(self, targets: tuple[int, ...], *, action: int | None = None) -> bool | None:
+        """Whether ``targets`` (an atom, or the preconditions of ``action``)
+        hold together in some reachable state: a targeted search, then the
+        breadth-first search resumed up to its full limit; ``None`` when both
+        stop at their limits."""
         try:
             return self.reaches(targets)
         except SearchLimit:
-            return None
+            pass
+        atoms, acts, complete = self._explore(pending_atoms=targets if action is None else (),
+                                              pending_acts=() if action is None else (action,))
+        if action is None and targets[0] in atoms or action is not None and action in acts:
+            return True
+        return False if complete else None
 
     def relaxed_atoms(self) -> frozenset[int]:
         """The atoms the delete relaxation reaches from the state (a superset of the reachable ones)."""
@@ -217,12 +315,18 @@ class ExamTask:
                 yield p, args  # type: ignore[misc]
 
     def unreachable_atoms(self) -> tuple[list[str], list[str]]:
+        """See the private method of the same name; computed once per task (a fresh copy each call)."""
+        return self._remember("unreachable_atoms", self._unreachable_atoms)
+
+    def _unreachable_atoms(self) -> tuple[list[str], list[str]]:
         """``(never, undecided)``: the type-correct atoms of fluent predicates
         that hold in no reachable state, and those a limited search could not
         decide."""
-        seen_atoms, _, complete = self._explore()
         relaxed = self.relaxed_atoms()
         ids = self.task.atom_ids
+        open_atoms = [a for a in (ids.get((p, *args)) for p, args in self._typed_atoms())
+                      if a is not None and a in relaxed and self.h2_atom(a)]
+        seen_atoms, _, complete = self._explore(pending_atoms=open_atoms, limit=self.state_limit // 100)
         never: list[str] = []
         undecided: list[str] = []
         for p, args in self._typed_atoms():
@@ -230,7 +334,7 @@ class ExamTask:
             atom = ids.get(key)
             if atom is not None and atom in seen_atoms:
                 continue
-            verdict = False if atom is None or atom not in relaxed or complete else (
+            verdict = False if atom is None or atom not in relaxed or complete or not self.h2_atom(atom) else (
                 atom in seen_atoms or self._decide((atom,)))
             if verdict is None:
                 undecided.append(self.lifted.render_key(key))
@@ -243,20 +347,26 @@ class ExamTask:
             yield from ((schema, args) for args in itertools.product(*schema.domains))
 
     def unreachable_actions(self) -> tuple[list[str], list[str]]:
+        """See the private method of the same name; computed once per task (a fresh copy each call)."""
+        return self._remember("unreachable_actions", self._unreachable_actions)
+
+    def _unreachable_actions(self) -> tuple[list[str], list[str]]:
         """``(never, undecided)`` for the type-correct ground actions: applicable
         in no reachable state, or not decided by a limited search."""
-        _, seen_acts, complete = self._explore()
         relaxed = self.relaxed_atoms()
+        open_acts = [a.id for a in self.task.actions if all(p in relaxed for p in a.pre) and self.h2_together(a.pre)]
+        _, seen_acts, complete = self._explore(pending_acts=open_acts, limit=self.state_limit // 100)
         never: list[str] = []
         undecided: list[str] = []
         for schema, args in self._typed_actions():
             action = self.task.lookup(schema, args)  # type: ignore[arg-type]
             if action is not None and action.id in seen_acts:
                 continue
-            if action is None or complete or not all(a in relaxed for a in action.pre):
+            if (action is None or complete or not all(a in relaxed for a in action.pre)
+                    or not self.h2_together(action.pre)):
                 verdict: bool | None = False
             else:
-                verdict = action.id in seen_acts or self._decide(tuple(action.pre))
+                verdict = action.id in seen_acts or self._decide(tuple(action.pre), action=action.id)
             if verdict is None:
                 undecided.append(self.lifted.render_action(schema, args))  # type: ignore[arg-type]
             elif not verdict:
@@ -265,52 +375,188 @@ class ExamTask:
 
     # ------------------------------------------------------------------ search
 
-    def _h_max(self, state: State, banned: frozenset[int] = frozenset()) -> float:
-        if banned:
-            return 0.0
-        return self._relaxed.evaluate(state, "max", plan=False).h
-
-    def optimal_cost(self, state: State, *, bound: float = INF,
-                     allowed: Callable[[GroundAction], bool] | None = None) -> float:
-        """The cost of an optimal plan from ``state`` (A* with h_max), ``INF``
-        when there is none or (with ``bound``) none costs at most ``bound``;
-        raises :class:`SearchLimit` when it stores ``state_limit // 10``
-        states first (each h_max evaluation explores the relaxation)."""
-        task = self.task
-        h0 = self._h_max(state) if allowed is None else 0.0
-        if h0 > bound:
+    def _h_max(self, state: State) -> float:
+        """h_max (admissible and consistent) from the C exploration when built."""
+        rt = self._relaxed
+        if rt.missing_goals:
             return INF
+        cost, _ = rt.explore_arrays(state, False, stop=True)
+        h = 0.0
+        for g in rt.goals:
+            c = cost[g]
+            if c > h:
+                h = c
+        return h
+
+    def _lmcut_setup(self) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[float], list[list[int]]] | None:
+        """LM-cut's operators (``pre``, ``add``, cost) over the task's atoms plus
+        two: ``n`` true in every state (the precondition of an action without
+        one) and ``n + 1`` the goal (added by an operator of cost 0 needing the
+        goal atoms); ``None`` for a task beyond plain STRIPS."""
+        task = self.task
+        if (task.derived_atoms or task.goal_cond is not None or task.goal_neg or any(g < 0 for g in task.goal_pos)
+                or any(a.__class__ is not GroundAction for a in task.actions)):
+            return None
+        n = len(task.atoms)
+        pres = [a.pre or (n,) for a in task.actions if a.add] + [tuple(task.goal_pos) or (n,)]
+        adds = [a.add for a in task.actions if a.add] + [(n + 1,)]
+        costs = [float(a.cost) for a in task.actions if a.add] + [0.0]
+        by_pre: list[list[int]] = [[] for _ in range(n + 2)]
+        for o, pre in enumerate(pres):
+            for p in pre:
+                by_pre[p].append(o)
+        return pres, adds, costs, by_pre
+
+    def _lmcut(self, state: State) -> float:
+        """LM-cut (Helmert and Domshlak 2009): admissible, often much closer to
+        the optimal cost than h_max, and costlier to compute."""
+        if self._lm is None:
+            self._lm = self._lmcut_setup() or ((), (), (), ())
+        pres, adds, base, by_pre = self._lm
+        if not pres:
+            return self._h_max(state)
+        n = len(by_pre) - 2
+        goal = n + 1
+        cost = list(base)
+        nops = len(pres)
+        total = 0.0
+        while True:
+            hm = [INF] * (n + 2)
+            sup = [-1] * nops
+            unsat = [len(pre) for pre in pres]
+            heap = [(0.0, n)]
+            hm[n] = 0.0
+            for p in state:
+                hm[p] = 0.0
+                heap.append((0.0, p))
+            heapq.heapify(heap)
+            while heap:
+                v, p = heapq.heappop(heap)
+                if v > hm[p]:
+                    continue
+                for o in by_pre[p]:
+                    unsat[o] -= 1
+                    if unsat[o] == 0:
+                        sup[o] = p  # the last precondition settled has the largest h_max
+                        nv = v + cost[o]
+                        for q in adds[o]:
+                            if nv < hm[q]:
+                                hm[q] = nv
+                                heapq.heappush(heap, (nv, q))
+            if hm[goal] == INF:
+                return INF
+            if hm[goal] == 0:
+                return total
+            zone = {goal}  # atoms from which the goal is reached by zero-cost supported operators
+            stack = [goal]
+            achievers: list[list[int]] = [[] for _ in range(n + 2)]
+            for o in range(nops):
+                if sup[o] >= 0:
+                    for q in adds[o]:
+                        achievers[q].append(o)
+            while stack:
+                q = stack.pop()
+                for o in achievers[q]:
+                    if cost[o] == 0 and sup[o] not in zone:
+                        zone.add(sup[o])
+                        stack.append(sup[o])
+            cut: set[int] = set()
+            reached = {n, *state}
+            stack = list(reached)
+            while stack:
+                p = stack.pop()
+                for o in by_pre[p]:
+                    if sup[o] != p:
+                        continue
+                    if any(q in zone for q in adds[o]):
+                        cut.add(o)
+                    for q in adds[o]:
+                        if q not in zone and q not in reached:
+                            reached.add(q)
+                            stack.append(q)
+            if not cut:  # cannot happen for a finite positive h_max; stay admissible regardless
+                return total
+            m = min(cost[o] for o in cut)
+            total += m
+            for o in cut:
+                cost[o] -= m
+
+    def optimal_region(self, state: State, heuristic: Callable[[State], float] | None = None
+                       ) -> tuple[float, dict[State, float]]:
+        """``(opt, rest)``: the cost of an optimal plan from ``state`` (``INF``
+        when there is none) and, for every state an optimal plan from
+        ``state`` passes, its exact optimal cost to the goal (other states
+        may appear with an upper bound). A* with h_max that goes on until
+        every state with f at most ``opt`` is expanded, reopening a state met
+        again at a lower g (with an admissible heuristic these include every
+        state of every optimal plan, each expanded at its optimal g; h_max is
+        moreover consistent, so nothing is reopened), then a backward
+        Dijkstra over the expanded edges. ``heuristic``: an admissible one,
+        h_max by default. Raises :class:`SearchLimit` when it stores ``state_limit //
+        10`` states."""
+        task = self.task
+        h_of = self._h_max if heuristic is None else heuristic
+        h0 = h_of(state)
+        if h0 == INF:
+            return INF, {}
         counter = itertools.count()
         best = {state: 0.0}
         heap = [(h0, next(counter), 0.0, state)]
+        opt = INF
+        into: dict[State, list[tuple[float, State]]] = {}  # expanded edges, reversed
+        closed: set[State] = set()
+        goals: dict[State, None] = {}
+        limit = self.state_limit // (10 if heuristic is None else 40)
         while heap:
             f, _, g, s = heapq.heappop(heap)
-            if g > best.get(s, INF):
+            if f > opt:
+                break
+            if g > best[s]:  # a stale entry; a state met again at a lower g is expanded again (reopening)
                 continue
+            closed.add(s)
             if task.is_goal(s):
-                return g
+                goals[s] = None
+                if g < opt:
+                    opt = g
             for a in task.applicable(s):
-                if allowed is not None and not allowed(a):
-                    continue
                 t = a.apply(s)
+                into.setdefault(t, []).append((a.cost, s))
                 g2 = g + a.cost
                 if g2 >= best.get(t, INF):
                     continue
-                h = self._h_max(t) if allowed is None else 0.0
-                if g2 + h > bound or h == INF:
+                h = h_of(t)
+                if h == INF or g2 + h > opt:
                     continue
                 best[t] = g2
-                if len(best) > self.state_limit // 10:
+                if len(best) > limit:
                     raise SearchLimit
                 heapq.heappush(heap, (g2 + h, next(counter), g2, t))
-        return INF
+        rest: dict[State, float] = {s: 0.0 for s in goals}
+        back = [(0.0, next(counter), s) for s in goals]
+        while back:
+            d, _, t = heapq.heappop(back)
+            if d > rest[t]:
+                continue
+            for c, s in into.get(t, ()):
+                if s in closed and d + c < rest.get(s, INF):
+                    rest[s] = d + c
+                    heapq.heappush(back, (d + c, next(counter), s))
+        return opt, rest
+
+    def optimal_cost(self, state: State) -> float:
+        """The cost of an optimal plan from ``state``, ``INF`` when there is
+        none; raises :class:`SearchLimit` (see :meth:`optimal_region`)."""
+        return self.optimal_region(state)[0]
 
     def any_plan(self, state: State, banned_atom: int | None = None) -> list[GroundAction] | None:
         """Some plan from ``state`` that never makes ``banned_atom`` true
         (greedy best-first on the relaxed plan's cost), ``None`` when none
-        exists; raises :class:`SearchLimit`."""
+        exists; raises :class:`SearchLimit` after ``state_limit`` states
+        (``state_limit // 10`` with ``banned_atom``: one ``land`` question
+        may ask about many atoms)."""
         task = self.task
         rt = self._relaxed
+        limit = self.state_limit if banned_atom is None else self.state_limit // 10
         if banned_atom is not None and banned_atom in state:
             return None
 
@@ -334,7 +580,7 @@ class ExamTask:
                 if t in parent or (banned_atom is not None and banned_atom in t):
                     continue
                 parent[t] = (s, a)
-                if len(parent) > self.state_limit:
+                if len(parent) > limit:
                     raise SearchLimit
                 # the relaxation may still use a banned atom: it only guides, pruning stays exact
                 heapq.heappush(heap, (h(t), next(counter), t))
@@ -358,6 +604,12 @@ class ExamTask:
     # ------------------------------------------------------------------ land
 
     def landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
+        """:meth:`_landmarks`, computed once per task for the default atoms (a fresh copy each call)."""
+        if atoms is not None:
+            return self._landmarks(atoms)
+        return self._remember("landmarks", self._landmarks)  # type: ignore[no-any-return]
+
+    def _landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
         """Classify atoms as fact landmarks of the state: ``yes`` (every plan
         makes it true at some point), ``no`` (some plan never does; atoms that
         never hold included),
@@ -391,7 +643,7 @@ class ExamTask:
         for atom in todo:
             if atom in no:
                 continue
-            if self._relaxed_without(atom):
+            if self._relaxed_without(atom) or self._h2_without(atom):
                 yes.append(atom)
                 continue
             try:
@@ -416,6 +668,18 @@ class ExamTask:
         return {"yes": sorted(map(text, yes)), "no": sorted([*map(text, no), *never]),
                 "maybe": sorted(map(text, maybe))}
 
+    def _h2_without(self, atom: int) -> bool:
+        """Whether h^2 proves the goal unreachable once no action may add
+        ``atom`` (then every plan makes ``atom`` true: a landmark)."""
+        if self.task.derived_atoms or any(a.__class__ is not GroundAction for a in self.task.actions):
+            return False
+        goal = self.task.goal_pos  # each a necessary condition of the goal
+        if any(g < 0 for g in goal):
+            return False
+        r = self._h2(without=atom)
+        mask = sum(1 << g for g in goal)
+        return not all(r[g] & mask == mask for g in goal)
+
     def _relaxed_without(self, atom: int) -> bool:
         """Whether the goal is relaxed-unreachable once no action may add ``atom``."""
         reached = set(self.state)
@@ -432,14 +696,24 @@ class ExamTask:
     # ------------------------------------------------------------------ nexta
 
     def next_actions(self) -> dict[str, object]:
+        """See the private method of the same name; computed once per task (a fresh copy each call)."""
+        return self._remember("next_actions", self._next_actions)
+
+    def _next_actions(self) -> dict[str, object]:
         """Every applicable action classified: ``yes`` when it starts an
         optimal plan, ``no`` when it does not, ``maybe`` when a search hit its
         limit; ``opt`` the optimal cost (``None`` when undecided, ``INF`` not
         reported: a task without a plan has every action in ``no``)."""
+        opt: float | None = None
+        rest: dict[State, float] = {}
         try:
-            opt: float | None = self.optimal_cost(self.state)
-        except SearchLimit:
-            opt = None
+            opt, rest = self.optimal_region(self.state)
+        except SearchLimit:  # h_max is cheap but weak: LM-cut, when the task is plain STRIPS
+            if self._lmcut_setup() is not None:
+                try:
+                    opt, rest = self.optimal_region(self.state, self._lmcut)
+                except SearchLimit:
+                    pass
         yes: list[str] = []
         no: list[str] = []
         maybe: list[str] = []
@@ -447,16 +721,10 @@ class ExamTask:
             text = self.action_text(a)
             if opt is None:
                 maybe.append(text)
-                continue
-            if opt == INF:
+            elif opt != INF and a.cost + rest.get(a.apply(self.state), INF) == opt:
+                yes.append(text)
+            else:
                 no.append(text)
-                continue
-            try:
-                rest = self.optimal_cost(a.apply(self.state), bound=opt - a.cost)
-            except SearchLimit:
-                maybe.append(text)
-                continue
-            (yes if rest + a.cost == opt else no).append(text)
         cost: object = None if opt is None or opt == INF else (int(opt) if float(opt).is_integer() else opt)
         return {"yes": yes, "no": no, "maybe": maybe, "opt": cost}
 

@@ -214,7 +214,7 @@ def _question(exam: ExamTask, rng: random.Random, task: str, fmt: str, domain: s
         if task == "nexta" and exam.task.is_goal(exam.state):
             return None
         doc["question"] = GEN_QUESTIONS[task].format(**fields)
-        doc["answer"] = answer_question(doc)
+        doc["answer"] = answer_question(doc, exam=exam)
         return doc
     yes, no = _items(exam, rng, task)
     if fmt == "bool":

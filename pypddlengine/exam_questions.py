@@ -97,15 +97,17 @@ def match_action(exam: ExamTask, text: str) -> Any:
     return None if best is None else best[1]
 
 
-def answer_question(doc: Mapping[str, Any], *, state_limit: int | None = None) -> Any:
+def answer_question(doc: Mapping[str, Any], *, state_limit: int | None = None, exam: ExamTask | None = None) -> Any:
     """The exact answer to ``doc`` in the dataset's shape; raises
     :class:`Unanswerable` for a question without PDDL (ACPBench's boolean
-    and multiple-choice files) and :class:`PDDLError` for bad PDDL."""
+    and multiple-choice files) and :class:`PDDLError` for bad PDDL. ``exam``:
+    the task of ``doc``'s PDDL when already built (its answers are reused)."""
     task = task_of(doc)
     if "PDDL_domain" not in doc or "PDDL_problem" not in doc:
         raise Unanswerable("the question carries no PDDL_domain/PDDL_problem (only a natural-language context)")
-    kwargs = {} if state_limit is None else {"state_limit": state_limit}
-    exam = ExamTask(str(doc["PDDL_domain"]), str(doc["PDDL_problem"]), **kwargs)
+    if exam is None:
+        kwargs = {} if state_limit is None else {"state_limit": state_limit}
+        exam = ExamTask(str(doc["PDDL_domain"]), str(doc["PDDL_problem"]), **kwargs)
     fmt = format_of(doc)
     query = doc.get("pddl_query")
     if fmt != "gen":
