@@ -260,9 +260,13 @@ class TemporalSession:
         run = self._running(which)
         schema, dur = self._end_checks(run)
 
-        def done(m: _Moment) -> None:
+        def done(m: _Moment) -> None:  # m is the live moment (the undo record holds its own copy)
             del m.running[run.id]
-            m.history = [(t, a, dur if i == run.id else d, i) for t, a, d, i in m.history]
+            for k in range(len(m.history) - 1, -1, -1):  # its start's entry gets the duration: one entry, not all
+                when, text, _, i = m.history[k]
+                if i == run.id:
+                    m.history[k] = (when, text, dur, i)
+                    break
 
         self._snap(schema, run.args, run.action, "end", dur, done)
         return run
