@@ -195,6 +195,9 @@ class _Checker:
         self._action_name = ""
         self.derived: set[str] = {a.predicate for a in domain.axioms}
         self._agree: dict[tuple[tuple[str, ...], tuple[str, ...], bool], bool] = {}
+        # (object, declared argument types) pairs already found to agree in a ground atom: an :init
+        # repeats a few pairs thousands of times, and each agreeing pair reports nothing
+        self._ground_fits: set[tuple[str, tuple[str, ...]]] = set()
         self._in_durative = False
         self.temporal = temporal
 
@@ -621,6 +624,21 @@ class _Checker:
             self.error(PDDLSemanticError, ErrorCode.TYPE_MISMATCH,
                        f"argument {index + 1} of {owner} must be of type {_types(expected)}, "
                        f"but '{term.name}' is of type {_types(types)}", self._term_span(term, atom_span, index))
+        elif not lifted:
+            self._ground_fits.add((term.name, expected))
+
+    def _init_atom(self, atom: Atom) -> None:
+        """``_atom`` for an :init fact, skipping the atoms whose every argument
+        is a pair already seen to agree (they would report nothing)."""
+        expected = self.predicates.get(atom.predicate)
+        if expected is not None and len(expected) == len(atom.terms):
+            fits = self._ground_fits
+            for term, exp in zip(atom.terms, expected):
+                if (term.name, exp) not in fits:
+                    break
+            else:
+                return
+        self._atom(atom, {}, ":init", lifted=False)
 
     def _term_span(self, term: Term, atom_span: Span | None, index: int) -> Span | None:
         """Where a term is written (only needed when there is something to report)."""
@@ -666,6 +684,7 @@ class _Checker:
                        p.domain_span, hint="check that the domain and problem files belong together")
             return  # the root cause: checking the problem against another domain would only cascade
         self._requirements(p.requirements)
+        self._ground_fits.clear()  # the objects are this problem's
         for obj in p.objects:
             if obj.name in self.constants:
                 if self.types.ancestors_of(obj.types) == self.types.ancestors_of(self.constants[obj.name]):
@@ -687,7 +706,7 @@ class _Checker:
                                f"the derived predicate '{name}' cannot be set in :init", fact.span,
                                hint="derived predicates are computed by their :derived rules")
                 case Atom():
-                    self._atom(fact, {}, ":init", lifted=False)
+                    self._init_atom(fact)
                 case NumericFact(target=target, value=value):
                     if target.name == TOTAL_COST and not target.terms and TOTAL_COST not in self.functions:
                         continue

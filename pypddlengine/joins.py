@@ -97,10 +97,13 @@ class JoinStats:
     def of(lifted: LiftedTask) -> JoinStats:
         size = [0.0] * len(lifted.predicates)
         seen: dict[tuple[int, int], set[int]] = {}
+        by_pred: dict[int, list[AtomKey]] = {}
         for key in lifted.init:
-            size[key[0]] += 1
-            for pos, o in enumerate(key[1:]):
-                seen.setdefault((key[0], pos), set()).add(o)
+            by_pred.setdefault(key[0], []).append(key)
+        for pred, keys in by_pred.items():
+            size[pred] = float(len(keys))
+            for pos in range(len(keys[0]) - 1):
+                seen[(pred, pos)] = {key[pos + 1] for key in keys}
         for pred in range(len(size)):
             if size[pred] == 0 and pred in lifted.derived_predicates:  # nothing known: its typed size
                 arity = lifted.predicate_arity[pred]
