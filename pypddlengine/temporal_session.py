@@ -120,6 +120,32 @@ class _Moment:
         return _Moment(_copy(self.state), self.clock, _copy(self.before), list(self.prints), dict(self.running),
                        list(self.history), self.tils_done, self.next_id, self.must_end)
 
+    def mark(self, share_before: bool) -> _Undo:
+        """An undo record of this moment that shares its history list (steps only append to it or give one
+        entry its duration: undoing truncates it and puts the entry back) and, when ``share_before``, the
+        state at the start of the happening (only the ``?duration`` fluent ever writes into it)."""
+        saved = _Moment(_copy(self.state), self.clock, self.before if share_before else _copy(self.before),
+                        list(self.prints), dict(self.running), self.history, self.tils_done, self.next_id,
+                        self.must_end)
+        return _Undo(saved, len(self.history))
+
+
+@dataclass
+class _Undo:
+    """A moment to go back to; its history list is the live one, longer by the steps taken since (and
+    ``patched``: an entry a later end gave its duration, with its value before)."""
+
+    moment: _Moment
+    length: int
+    patched: list[tuple[int, tuple[Fraction, str, Value | None, int | None]]] = field(default_factory=list)
+
+    def back(self) -> _Moment:
+        m = self.moment
+        for k, entry in reversed(self.patched):
+            m.history[k] = entry
+        del m.history[self.length:]
+        return m
+
 
 class TemporalSession:
     """A session on a :class:`~pypddlengine.temporal.TemporalTask` (see the module docstring)."""
@@ -133,7 +159,7 @@ class TemporalSession:
         self.tils = sorted(task.tils, key=lambda t: Fraction(t.time.value))
         state = thaw(self.space.init)
         self._m = _Moment(state, Fraction(0), _copy(state), [], {})
-        self._undo: list[_Moment] = []
+        self._undo: list[_Undo] = []
         self._checkpoints: dict[str, _Moment] = {}
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
@@ -250,7 +276,7 @@ class TemporalSession:
             try:
                 self.end(run.id)
             except StepRefused:
-                self._m = self._undo.pop()
+                self._m = self._undo.pop().back()
                 raise
             self._undo.pop()  # one step to undo: the start and its end
         return run
@@ -260,13 +286,14 @@ class TemporalSession:
         run = self._running(which)
         schema, dur = self._end_checks(run)
 
-        def done(m: _Moment) -> None:  # m is the live moment (the undo record holds its own copy)
-            del m.running[run.id]
+        def done(m: _Moment) -> tuple[int, tuple[Fraction, str, Value | None, int | None]] | None:
+            del m.running[run.id]  # m is the live moment (the undo record holds its own copy of running)
             for k in range(len(m.history) - 1, -1, -1):  # its start's entry gets the duration: one entry, not all
-                when, text, _, i = m.history[k]
+                when, text, old, i = m.history[k]
                 if i == run.id:
                     m.history[k] = (when, text, dur, i)
-                    break
+                    return k, (when, text, old, i)  # for the undo record (it shares the history list)
+            return None
 
         self._snap(schema, run.args, run.action, "end", dur, done)
         return run
@@ -300,11 +327,11 @@ class TemporalSession:
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
-        saved = self._m.copy()
+        saved = self._m.mark(share_before=True)  # time passing replaces the state before, never writes into it
         try:
             self._apply_tils_until(target)
         except StepRefused:
-            self._m = saved
+            self._m = saved.back()
             raise
         self._undo.append(saved)
         self._arrive(target)
@@ -332,7 +359,8 @@ class TemporalSession:
     def explain(self, text: str) -> StepRefused | None:
         """Why :meth:`step` would refuse ``text`` now (``None``: it would be
         taken). Nothing changes. A text naming no action raises as :meth:`step` does."""
-        saved, undo = self._m.copy(), list(self._undo)
+        saved, undo = self._m, list(self._undo)
+        self._m = saved.copy()  # its own history list: the step's undo record shares that one, not the live one
         try:
             self.step(text)
         except StepRefused as err:
@@ -380,7 +408,7 @@ class TemporalSession:
     def undo(self) -> bool:
         if not self._undo:
             return False
-        self._m = self._undo.pop()
+        self._m = self._undo.pop().back()
         return True
 
     def checkpoint(self, name: str) -> None:
@@ -389,7 +417,7 @@ class TemporalSession:
     def restore(self, name: str) -> None:
         if name not in self._checkpoints:
             raise StepRefused(f"no checkpoint named '{name}'")
-        self._undo.append(self._m)
+        self._undo.append(_Undo(self._m, len(self._m.history)))
         self._m = self._checkpoints[name].copy()
 
     # ------------------------------------------------------------------ inside
@@ -470,16 +498,18 @@ class TemporalSession:
             if mine.interferes(other):
                 raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "
                                   "already taken at this time; advance the clock first")
-        saved = m.copy()
+        saved = m.mark(share_before=self.hidden is None)  # apply_snap writes ?duration into the state before
         try:
             apply_snap(m.state, m.before, act, duration, self.hidden)
         except NumericError as err:
-            self._m = saved
+            self._m = saved.back()
             raise StepRefused(f"{text} cannot {what}: {err.message}") from None
         if self.space.axioms is not None:
             m.state = thaw(self.space.axioms(_freeze(m.state)))
         m.prints.append(mine)
-        done(m)
+        patched = done(m)
+        if patched is not None:
+            saved.patched.append(patched)
         broken = self._broken_invariants(extra)
         endable = [r for r, _ in broken if r.start < self.clock and r.earliest_end <= self.clock
                    and (r.latest_end is None or self.clock <= r.latest_end)]
@@ -487,7 +517,7 @@ class TemporalSession:
             m.must_end = m.must_end | {r.id for r in endable}  # they end at this time, or time cannot pass
             broken = []
         if broken:
-            self._m = saved
+            self._m = saved.back()
             raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
                               + "; ".join(f"{r.action} (id {r.id}): {', '.join(u)}" for r, u in broken),
                               details={"broken": [r.id for r, _ in broken]})
