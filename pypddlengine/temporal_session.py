@@ -470,9 +470,13 @@ class TemporalSession:
                               details={"least": least, "most": most})
         return schema, dur
 
-    def _probe(self, duration: Value | None) -> Any:
-        """The state before this happening, with ``?duration`` set to ``duration``."""
-        probe = _copy(self._m.before)
+    def _probe(self, duration: Value | None, state: Any = None) -> Any:
+        """The state before this happening (or ``state``), with ``?duration`` set to ``duration``: a copy
+        when the task has a ``?duration`` fluent to set, else the state itself (nothing writes into it)."""
+        state = self._m.before if state is None else state
+        if self.hidden is None or duration is None:
+            return state
+        probe = _copy(state)
         _with_duration(probe, self.hidden, duration)
         return probe
 
@@ -485,8 +489,7 @@ class TemporalSession:
               done: Any, extra: tuple[Running, Any] | None = None) -> None:
         m = self._m
         act = self.space.lookup(schema, args)
-        probe = _copy(m.before)
-        _with_duration(probe, self.hidden, duration)
+        probe = self._probe(duration)
         what = {"start": "start", "end": "end", "action": "run"}[kind]
         if act is None or not act.applicable(probe):
             unsatisfied = self.lifted.unsatisfied(schema.instantiate(args), self.space.keys(_freeze(probe)))
@@ -533,8 +536,7 @@ class TemporalSession:
                 continue  # ends in this happening (its invariant holds on the open interval only)
             inv = extra[1] if extra is not None and r.id == extra[0].id else self.space.lookup(
                 self.lifted.schema_index[f"{r.name}@all"], r.args)
-            probe = _copy(state)
-            _with_duration(probe, self.hidden, r.duration if r.duration is not None else r.least)
+            probe = self._probe(r.duration if r.duration is not None else r.least, state)
             if inv is None or not inv.applicable(probe):
                 schema = self.lifted.schema_index[f"{r.name}@all"]
                 broken.append((r, list(self.lifted.unsatisfied(schema.instantiate(r.args),
