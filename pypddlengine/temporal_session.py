@@ -161,6 +161,7 @@ class TemporalSession:
         self._m = _Moment(state, Fraction(0), _copy(state), [], {})
         self._undo: list[_Undo] = []
         self._checkpoints: dict[str, _Moment] = {}
+        self._prints: dict[tuple[int, tuple[int, ...]], _Footprint] = {}
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
         self._apply_tils_until(Fraction(0))
@@ -480,9 +481,19 @@ class TemporalSession:
         _with_duration(probe, self.hidden, duration)
         return probe
 
+    def _footprint(self, act: Any, probe: Any) -> _Footprint:
+        """``act``'s footprint in ``probe``; kept per ground action when no effect of it is conditional (only
+        the conditions of its effects read the state)."""
+        key = (act.schema.id, act.args)
+        mine = self._prints.get(key)
+        if mine is None:
+            mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
+            if all(e.cond is None for e in getattr(act, "effects", ())):
+                self._prints[key] = mine
+        return mine
+
     def _interferes(self, act: Any, duration: Value | None) -> bool:
-        probe = self._probe(duration)
-        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
+        mine = self._footprint(act, self._probe(duration))
         return any(mine.interferes(other) for other in self._m.prints)
 
     def _snap(self, schema: Any, args: tuple[int, ...], text: str, kind: str, duration: Value | None,
@@ -496,7 +507,7 @@ class TemporalSession:
             raise StepRefused(f"{text} cannot {what} now: its {kind if kind != 'action' else ''} condition does not "
                               "hold (conditions are read in the state at the start of this happening)".replace("  ", " "),
                               details={"unsatisfied": list(unsatisfied)})
-        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, schema))
+        mine = self._footprint(act, probe)
         for other in m.prints:
             if mine.interferes(other):
                 raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "
