@@ -162,6 +162,7 @@ class TemporalSession:
         self._undo: list[_Undo] = []
         self._checkpoints: dict[str, _Moment] = {}
         self._prints: dict[tuple[int, tuple[int, ...]], _Footprint] = {}
+        self._chosen = [s.id for s in self.lifted.schemas if s.name.endswith("@start") or "@" not in s.name]
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
         self._apply_tils_until(Fraction(0))
@@ -213,7 +214,7 @@ class TemporalSession:
         duration windows), running actions that may end, plain actions."""
         before = _freeze(self._m.before)
         starts, plain = [], []
-        for act in self.space.applicable(before):
+        for act in self._choices(before):
             name = act.schema.name
             if name.endswith("@start"):
                 text = self.lifted.render_action(act.schema, act.args)
@@ -480,6 +481,18 @@ class TemporalSession:
         probe = _copy(state)
         _with_duration(probe, self.hidden, duration)
         return probe
+
+    def _choices(self, state: Any) -> list[Any]:
+        """The ground actions applicable in ``state`` among those an agent may choose to take: starts and
+        plain actions (as :meth:`LazyTask.applicable` lists all; ends are the running actions' own and over
+        all snaps are no steps, so their joins are not run)."""
+        joins = self.space.joins()
+        joins.move(state)
+        joins.start("listing the applicable actions of this state")
+        out: list[Any] = []
+        for sid in self._chosen:
+            joins.applicable[sid](out, state)
+        return self.space.executable_only(out, state)
 
     def _footprint(self, act: Any, probe: Any) -> _Footprint:
         """``act``'s footprint in ``probe``; kept per ground action when no effect of it is conditional (only
