@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from .checker import TEMPORAL_FEATURES
@@ -79,11 +80,11 @@ class Running:
     duration: Value | None = None
     """Fixed when it started, when the plan had to say it then (its start reads ``?duration``)."""
 
-    @property
+    @cached_property  # a running action never changes; Fraction arithmetic is slow
     def earliest_end(self) -> Fraction:
         return self.start + Fraction(self.least or 0) if self.duration is None else self.start + Fraction(self.duration)
 
-    @property
+    @cached_property
     def latest_end(self) -> Fraction | None:
         if self.duration is not None:
             return self.start + Fraction(self.duration)
@@ -162,6 +163,7 @@ class TemporalSession:
         self._undo: list[_Undo] = []
         self._checkpoints: dict[str, _Moment] = {}
         self._prints: dict[tuple[int, tuple[int, ...]], _Footprint] = {}
+        self._resolved: dict[tuple[str, str], tuple[str, Any, tuple[int, ...], str]] = {}
         self._chosen = [s.id for s in self.lifted.schemas if s.name.endswith("@start") or "@" not in s.name]
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
@@ -425,6 +427,15 @@ class TemporalSession:
     # ------------------------------------------------------------------ inside
 
     def _resolve(self, action: str, suffix: str) -> tuple[str, Any, tuple[int, ...], str]:
+        key = (action, suffix)
+        found = self._resolved.get(key)
+        if found is None:  # the same text always names the same action (refusals are not kept)
+            if len(self._resolved) >= 4096:
+                self._resolved.clear()  # bounded, whatever texts an agent sends
+            found = self._resolved[key] = self._resolve_text(action, suffix)
+        return found
+
+    def _resolve_text(self, action: str, suffix: str) -> tuple[str, Any, tuple[int, ...], str]:
         ref = parse_action_ref(action)
         if suffix and ref.name not in self.task.durative:
             hint = "run it with execute" if ref.name in self.task.plain else "see the domain's actions"
