@@ -331,7 +331,18 @@ class TemporalSession:
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
-        saved = self._m.mark(share_before=True)  # time passing replaces the state before, never writes into it
+        m = self._m
+        if self.hidden is None and self.space.axioms is None and not (
+                m.tils_done < len(self.tils) and Fraction(self.tils[m.tils_done].time.value) <= target):
+            # nothing happens on the way: the undo record keeps the state object itself, which becomes the
+            # state before the new happening (nothing writes into that without a ?duration fluent); one copy
+            old = m.state
+            self._undo.append(_Undo(_Moment(old, m.clock, m.before, list(m.prints), dict(m.running), m.history,
+                                            m.tils_done, m.next_id, m.must_end), len(m.history)))
+            m.state = _copy(old)
+            self._arrive(target, old)
+            return target
+        saved = m.mark(share_before=True)  # time passing replaces the state before, never writes into it
         try:
             self._apply_tils_until(target)
         except StepRefused:
@@ -578,10 +589,11 @@ class TemporalSession:
                                                               self.space.keys(_freeze(probe))))))
         return broken
 
-    def _arrive(self, t: Fraction) -> None:
+    def _arrive(self, t: Fraction, before: Any = None) -> None:
+        """The clock at ``t``: a new happening, whose state before is ``before`` (else a copy of the state)."""
         self._m.must_end = frozenset()
         self._m.clock = t
-        self._m.before = _copy(self._m.state)
+        self._m.before = _copy(self._m.state) if before is None else before
         self._m.prints = []
 
     def _apply_tils_until(self, target: Fraction) -> None:
