@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from .checker import TEMPORAL_FEATURES
@@ -79,11 +80,11 @@ class Running:
     duration: Value | None = None
     """Fixed when it started, when the plan had to say it then (its start reads ``?duration``)."""
 
-    @property
+    @cached_property  # a running action never changes; Fraction arithmetic is slow
     def earliest_end(self) -> Fraction:
         return self.start + Fraction(self.least or 0) if self.duration is None else self.start + Fraction(self.duration)
 
-    @property
+    @cached_property
     def latest_end(self) -> Fraction | None:
         if self.duration is not None:
             return self.start + Fraction(self.duration)
@@ -120,6 +121,32 @@ class _Moment:
         return _Moment(_copy(self.state), self.clock, _copy(self.before), list(self.prints), dict(self.running),
                        list(self.history), self.tils_done, self.next_id, self.must_end)
 
+    def mark(self, share_before: bool) -> _Undo:
+        """An undo record of this moment that shares its history list (steps only append to it or give one
+        entry its duration: undoing truncates it and puts the entry back) and, when ``share_before``, the
+        state at the start of the happening (only the ``?duration`` fluent ever writes into it)."""
+        saved = _Moment(_copy(self.state), self.clock, self.before if share_before else _copy(self.before),
+                        list(self.prints), dict(self.running), self.history, self.tils_done, self.next_id,
+                        self.must_end)
+        return _Undo(saved, len(self.history))
+
+
+@dataclass
+class _Undo:
+    """A moment to go back to; its history list is the live one, longer by the steps taken since (and
+    ``patched``: an entry a later end gave its duration, with its value before)."""
+
+    moment: _Moment
+    length: int
+    patched: list[tuple[int, tuple[Fraction, str, Value | None, int | None]]] = field(default_factory=list)
+
+    def back(self) -> _Moment:
+        m = self.moment
+        for k, entry in reversed(self.patched):
+            m.history[k] = entry
+        del m.history[self.length:]
+        return m
+
 
 class TemporalSession:
     """A session on a :class:`~pypddlengine.temporal.TemporalTask` (see the module docstring)."""
@@ -133,8 +160,11 @@ class TemporalSession:
         self.tils = sorted(task.tils, key=lambda t: Fraction(t.time.value))
         state = thaw(self.space.init)
         self._m = _Moment(state, Fraction(0), _copy(state), [], {})
-        self._undo: list[_Moment] = []
+        self._undo: list[_Undo] = []
         self._checkpoints: dict[str, _Moment] = {}
+        self._prints: dict[tuple[int, tuple[int, ...]], _Footprint] = {}
+        self._resolved: dict[tuple[str, str], tuple[str, Any, tuple[int, ...], str]] = {}
+        self._chosen = [s.id for s in self.lifted.schemas if s.name.endswith("@start") or "@" not in s.name]
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
         self._apply_tils_until(Fraction(0))
@@ -186,7 +216,7 @@ class TemporalSession:
         duration windows), running actions that may end, plain actions."""
         before = _freeze(self._m.before)
         starts, plain = [], []
-        for act in self.space.applicable(before):
+        for act in self._choices(before):
             name = act.schema.name
             if name.endswith("@start"):
                 text = self.lifted.render_action(act.schema, act.args)
@@ -250,7 +280,7 @@ class TemporalSession:
             try:
                 self.end(run.id)
             except StepRefused:
-                self._m = self._undo.pop()
+                self._m = self._undo.pop().back()
                 raise
             self._undo.pop()  # one step to undo: the start and its end
         return run
@@ -260,13 +290,14 @@ class TemporalSession:
         run = self._running(which)
         schema, dur = self._end_checks(run)
 
-        def done(m: _Moment) -> None:  # m is the live moment (the undo record holds its own copy)
-            del m.running[run.id]
+        def done(m: _Moment) -> tuple[int, tuple[Fraction, str, Value | None, int | None]] | None:
+            del m.running[run.id]  # m is the live moment (the undo record holds its own copy of running)
             for k in range(len(m.history) - 1, -1, -1):  # its start's entry gets the duration: one entry, not all
-                when, text, _, i = m.history[k]
+                when, text, old, i = m.history[k]
                 if i == run.id:
                     m.history[k] = (when, text, dur, i)
-                    break
+                    return k, (when, text, old, i)  # for the undo record (it shares the history list)
+            return None
 
         self._snap(schema, run.args, run.action, "end", dur, done)
         return run
@@ -300,11 +331,22 @@ class TemporalSession:
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
-        saved = self._m.copy()
+        m = self._m
+        if self.hidden is None and self.space.axioms is None and not (
+                m.tils_done < len(self.tils) and Fraction(self.tils[m.tils_done].time.value) <= target):
+            # nothing happens on the way: the undo record keeps the state object itself, which becomes the
+            # state before the new happening (nothing writes into that without a ?duration fluent); one copy
+            old = m.state
+            self._undo.append(_Undo(_Moment(old, m.clock, m.before, list(m.prints), dict(m.running), m.history,
+                                            m.tils_done, m.next_id, m.must_end), len(m.history)))
+            m.state = _copy(old)
+            self._arrive(target, old)
+            return target
+        saved = m.mark(share_before=True)  # time passing replaces the state before, never writes into it
         try:
             self._apply_tils_until(target)
         except StepRefused:
-            self._m = saved
+            self._m = saved.back()
             raise
         self._undo.append(saved)
         self._arrive(target)
@@ -332,7 +374,8 @@ class TemporalSession:
     def explain(self, text: str) -> StepRefused | None:
         """Why :meth:`step` would refuse ``text`` now (``None``: it would be
         taken). Nothing changes. A text naming no action raises as :meth:`step` does."""
-        saved, undo = self._m.copy(), list(self._undo)
+        saved, undo = self._m, list(self._undo)
+        self._m = saved.copy()  # its own history list: the step's undo record shares that one, not the live one
         try:
             self.step(text)
         except StepRefused as err:
@@ -380,7 +423,7 @@ class TemporalSession:
     def undo(self) -> bool:
         if not self._undo:
             return False
-        self._m = self._undo.pop()
+        self._m = self._undo.pop().back()
         return True
 
     def checkpoint(self, name: str) -> None:
@@ -389,12 +432,21 @@ class TemporalSession:
     def restore(self, name: str) -> None:
         if name not in self._checkpoints:
             raise StepRefused(f"no checkpoint named '{name}'")
-        self._undo.append(self._m)
+        self._undo.append(_Undo(self._m, len(self._m.history)))
         self._m = self._checkpoints[name].copy()
 
     # ------------------------------------------------------------------ inside
 
     def _resolve(self, action: str, suffix: str) -> tuple[str, Any, tuple[int, ...], str]:
+        key = (action, suffix)
+        found = self._resolved.get(key)
+        if found is None:  # the same text always names the same action (refusals are not kept)
+            if len(self._resolved) >= 4096:
+                self._resolved.clear()  # bounded, whatever texts an agent sends
+            found = self._resolved[key] = self._resolve_text(action, suffix)
+        return found
+
+    def _resolve_text(self, action: str, suffix: str) -> tuple[str, Any, tuple[int, ...], str]:
         ref = parse_action_ref(action)
         if suffix and ref.name not in self.task.durative:
             hint = "run it with execute" if ref.name in self.task.plain else "see the domain's actions"
@@ -442,44 +494,71 @@ class TemporalSession:
                               details={"least": least, "most": most})
         return schema, dur
 
-    def _probe(self, duration: Value | None) -> Any:
-        """The state before this happening, with ``?duration`` set to ``duration``."""
-        probe = _copy(self._m.before)
+    def _probe(self, duration: Value | None, state: Any = None) -> Any:
+        """The state before this happening (or ``state``), with ``?duration`` set to ``duration``: a copy
+        when the task has a ``?duration`` fluent to set, else the state itself (nothing writes into it)."""
+        state = self._m.before if state is None else state
+        if self.hidden is None or duration is None:
+            return state
+        probe = _copy(state)
         _with_duration(probe, self.hidden, duration)
         return probe
 
+    def _choices(self, state: Any) -> list[Any]:
+        """The ground actions applicable in ``state`` among those an agent may choose to take: starts and
+        plain actions (as :meth:`LazyTask.applicable` lists all; ends are the running actions' own and over
+        all snaps are no steps, so their joins are not run)."""
+        joins = self.space.joins()
+        joins.move(state)
+        joins.start("listing the applicable actions of this state")
+        out: list[Any] = []
+        for sid in self._chosen:
+            joins.applicable[sid](out, state)
+        return self.space.executable_only(out, state)
+
+    def _footprint(self, act: Any, probe: Any) -> _Footprint:
+        """``act``'s footprint in ``probe``; kept per ground action when no effect of it is conditional (only
+        the conditions of its effects read the state)."""
+        key = (act.schema.id, act.args)
+        mine = self._prints.get(key)
+        if mine is None:
+            mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
+            if all(e.cond is None for e in getattr(act, "effects", ())):
+                self._prints[key] = mine
+        return mine
+
     def _interferes(self, act: Any, duration: Value | None) -> bool:
-        probe = self._probe(duration)
-        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
+        mine = self._footprint(act, self._probe(duration))
         return any(mine.interferes(other) for other in self._m.prints)
 
     def _snap(self, schema: Any, args: tuple[int, ...], text: str, kind: str, duration: Value | None,
               done: Any, extra: tuple[Running, Any] | None = None) -> None:
         m = self._m
         act = self.space.lookup(schema, args)
-        probe = _copy(m.before)
-        _with_duration(probe, self.hidden, duration)
+        probe = self._probe(duration)
         what = {"start": "start", "end": "end", "action": "run"}[kind]
         if act is None or not act.applicable(probe):
             unsatisfied = self.lifted.unsatisfied(schema.instantiate(args), self.space.keys(_freeze(probe)))
             raise StepRefused(f"{text} cannot {what} now: its {kind if kind != 'action' else ''} condition does not "
                               "hold (conditions are read in the state at the start of this happening)".replace("  ", " "),
                               details={"unsatisfied": list(unsatisfied)})
-        mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, schema))
+        mine = self._footprint(act, probe)
         for other in m.prints:
             if mine.interferes(other):
                 raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "
                                   "already taken at this time; advance the clock first")
-        saved = m.copy()
+        saved = m.mark(share_before=self.hidden is None)  # apply_snap writes ?duration into the state before
         try:
             apply_snap(m.state, m.before, act, duration, self.hidden)
         except NumericError as err:
-            self._m = saved
+            self._m = saved.back()
             raise StepRefused(f"{text} cannot {what}: {err.message}") from None
         if self.space.axioms is not None:
             m.state = thaw(self.space.axioms(_freeze(m.state)))
         m.prints.append(mine)
-        done(m)
+        patched = done(m)
+        if patched is not None:
+            saved.patched.append(patched)
         broken = self._broken_invariants(extra)
         endable = [r for r, _ in broken if r.start < self.clock and r.earliest_end <= self.clock
                    and (r.latest_end is None or self.clock <= r.latest_end)]
@@ -487,7 +566,7 @@ class TemporalSession:
             m.must_end = m.must_end | {r.id for r in endable}  # they end at this time, or time cannot pass
             broken = []
         if broken:
-            self._m = saved
+            self._m = saved.back()
             raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
                               + "; ".join(f"{r.action} (id {r.id}): {', '.join(u)}" for r, u in broken),
                               details={"broken": [r.id for r, _ in broken]})
@@ -503,18 +582,18 @@ class TemporalSession:
                 continue  # ends in this happening (its invariant holds on the open interval only)
             inv = extra[1] if extra is not None and r.id == extra[0].id else self.space.lookup(
                 self.lifted.schema_index[f"{r.name}@all"], r.args)
-            probe = _copy(state)
-            _with_duration(probe, self.hidden, r.duration if r.duration is not None else r.least)
+            probe = self._probe(r.duration if r.duration is not None else r.least, state)
             if inv is None or not inv.applicable(probe):
                 schema = self.lifted.schema_index[f"{r.name}@all"]
                 broken.append((r, list(self.lifted.unsatisfied(schema.instantiate(r.args),
                                                               self.space.keys(_freeze(probe))))))
         return broken
 
-    def _arrive(self, t: Fraction) -> None:
+    def _arrive(self, t: Fraction, before: Any = None) -> None:
+        """The clock at ``t``: a new happening, whose state before is ``before`` (else a copy of the state)."""
         self._m.must_end = frozenset()
         self._m.clock = t
-        self._m.before = _copy(self._m.state)
+        self._m.before = _copy(self._m.state) if before is None else before
         self._m.prints = []
 
     def _apply_tils_until(self, target: Fraction) -> None:
