@@ -245,3 +245,41 @@ def test_a_session_steps_through_the_witness_to_the_goal(name: str) -> None:
     assert session.validate().valid
     verdict = val_timed_verdict(domain, problem, session.plan_text())
     assert verdict.valid, (session.plan_text(), verdict.failure)
+
+
+@pytest.mark.parametrize("name", ["workshop/p02", "workshop/p04", "workshop/p07"])
+def test_undo_gives_back_every_earlier_moment_of_a_session(name: str) -> None:
+    """Undo records share what a step does not change (the history, states
+    no step writes into): stepping through the witness, then undoing one
+    step at a time, gives back every earlier clock, state, running list and
+    history exactly, and the session can step forward again from there."""
+    domain, problem = bundled_task(name)
+    session = TemporalSession(load_temporal(str(domain), str(problem)))
+
+    def moment() -> tuple[object, ...]:
+        return (session.clock, tuple(session.facts()), tuple(session.values()),
+                tuple((r.id, r.action, r.start) for r in session.running), session.plan_text())
+
+    steps = parse_timed_plan(witness_plan(problem))
+    events = sorted([(Decimal(s.start), 1, i) for i, s in enumerate(steps)]
+                    + [(Decimal(s.end), 0, i) for i, s in enumerate(steps)])
+    seen, started = [moment()], {}
+    for at, kind, i in events:
+        if at > session.clock:
+            session.advance(str(at))
+            seen.append(moment())
+        if kind == 1:
+            started[i] = session.start(steps[i].action).id
+        else:
+            session.end(started[i])
+        seen.append(moment())
+    assert session.goal_reached()
+    for earlier in reversed(seen[:-1]):
+        assert session.undo()
+        assert moment() == earlier
+    assert not session.undo()
+    at, _, i = events[0]  # forward again from the start: the same first step gives the same moment
+    if at > session.clock:
+        session.advance(str(at))
+    session.start(steps[i].action)
+    assert moment() == seen[2 if at > 0 else 1]
