@@ -38,7 +38,7 @@ def test_every_experiment_package_is_declared_and_both_import_names_ship() -> No
     import importlib
 
     assert set(getattr(importlib.import_module(module), attr)) == {"solve", "batch", "reference", "generate",
-                                                                   "benchmark", "experiment"}
+                                                                   "benchmark", "experiment", "exam-llm"}
 
 
 # --- fresh installs: the wheel and the editable install, each in its own venv ---

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fd_helpers import live_group_members, needs_fd, needs_val, processes_mentioning, task, val_says_valid
+from sigint_support import needs_sigint
 
 from pypddl_experiments.planners import Outcome, run_fd
 from pypddlengine import load_task, validate_plan
@@ -135,6 +136,7 @@ def test_cancel_from_another_thread_stops_the_run() -> None:
     assert not live_group_members(result.pgid)  # type: ignore[arg-type]
 
 
+@needs_sigint
 def test_ctrl_c_in_the_main_thread_leaves_no_planner_running(tmp_path: Path) -> None:
     workdir = tmp_path / "interrupted"
     threading.Timer(0.8, _thread.interrupt_main).start()

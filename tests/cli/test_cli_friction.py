@@ -158,7 +158,9 @@ def test_a_folder_given_as_a_file_is_file_not_found_in_every_command(tmp_path: P
 
 def test_ctrl_c_tests_skip_with_the_reason_when_sigint_is_ignored() -> None:
     """``nohup python -m pytest ... &`` starts the run with SIGINT ignored, which
-    every child inherits: the Ctrl-C tests skip, saying so, rather than fail."""
+    every child inherits: the Ctrl-C tests skip, saying so, rather than fail. The
+    second run restores SIGINT's default in its child, so that this test holds
+    whether or not the outer run ignores SIGINT."""
     import os
     import signal
     import subprocess
@@ -171,7 +173,7 @@ def test_ctrl_c_tests_skip_with_the_reason_when_sigint_is_ignored() -> None:
     def run(ignore: bool) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", test],
                               capture_output=True, text=True, cwd=root, env=env, timeout=300,
-                              preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore else None)
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN if ignore else signal.SIG_DFL))
 
     ignored = run(True)
     assert ignored.returncode == 0 and "1 skipped" in ignored.stdout, ignored.stdout[-2000:]

@@ -293,7 +293,10 @@ def run_batch(
             fd_driver()
         if any(c.planner == "enhsp" for c in configs):
             enhsp_jar(), java_binary()
-        if any(c.planner == "lpg" for c in [*configs, *(temporal_configs or ())]):
+        # LPG: when a named planner is LPG, or a temporal task is selected for the temporal planners
+        if any(c.planner == "lpg" for c in configs) or (
+                any(c.planner == "lpg" for c in temporal_configs or ())
+                and any(is_temporal_task(t.domain, t.problem) for t in tasks)):
             lpg_binary()
     out = Path(out)
     summary = BatchSummary(out=out)
