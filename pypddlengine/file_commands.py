@@ -117,7 +117,7 @@ def _validate_all(
 ) -> tuple[int, list[dict[str, Any]], bool]:
     from .errors import PDDLError
     from .lazy import LazyTask
-    from .loading import load_task, read_file
+    from .loading import load_task
     from .syntax import parse_plan, plan_words
     from .validate import validate_plan
 
@@ -133,24 +133,42 @@ def _validate_all(
             return BAD_INPUT, [], False
         if not quiet:
             report_warnings(task.report)
+    space = LazyTask(task)  # one for the batch: each ground step is instantiated once, not once per plan
+
+    def judge(data: Any, filename: str) -> Any:
+        # a valid plan is judged from its step words, without an object per step; an invalid one (or one
+        # plan_words does not take) is parsed in full, so that its report says where the failing step is
+        words = plan_words(data, filename=filename)
+        report = None if words is None else validate_plan(space, words)
+        if report is None or not report.valid:
+            report = validate_plan(space, parse_plan(data, filename=filename))
+        return report
+
+    return _judge_plans(plans, judge, _describe, as_json, quiet)
+
+
+def _judge_plans(plans: Sequence[str], judge: Any, describe: Any, as_json: bool,
+                 quiet: bool) -> tuple[int, list[dict[str, Any]], bool]:
+    """Each plan named (:func:`plan_paths`; ``-`` is standard input) read and
+    judged by ``judge(data, filename)``, classical or timed: the exit status,
+    one result per plan (its report, or the error that stopped it) and whether
+    a folder was given. Unless ``quiet`` or ``as_json``, ``describe(name,
+    report)`` is printed per plan as it is judged."""
+    from .errors import PDDLError
+    from .loading import read_file
+
     try:
         names, folder = plan_paths(plans)
     except PDDLError as err:
         report_error(err)
         return BAD_INPUT, [{"plan": plans[0] if len(plans) == 1 else list(plans), "error": err.to_dict()}], True
-    space = LazyTask(task)  # one for the batch: each ground step is instantiated once, not once per plan
     status = OK
     results: list[dict[str, Any]] = []
     for name in names:
         filename = "<stdin>" if name == "-" else name
         try:
             data = sys.stdin.buffer.read() if name == "-" else read_file(name)
-            # a valid plan is judged from its step words, without an object per step; an invalid one (or one
-            # plan_words does not take) is parsed in full, so that its report says where the failing step is
-            words = plan_words(data, filename=filename)
-            report = None if words is None else validate_plan(space, words)
-            if report is None or not report.valid:
-                report = validate_plan(space, parse_plan(data, filename=filename))
+            report = judge(data, filename)
         except PDDLError as err:
             report_error(err)
             status = BAD_INPUT
@@ -159,9 +177,8 @@ def _validate_all(
         if not report.valid and status == OK:
             status = INVALID
         results.append({"plan": name, **report.to_dict()})
-        if quiet or as_json:
-            continue
-        echo(_describe(name, report))
+        if not quiet and not as_json:
+            echo(describe(name, report))
     return status, results, folder
 
 
@@ -409,7 +426,6 @@ def validate_timed_files(domain: str, problem: str, plans: Sequence[str], as_jso
     from fractions import Fraction
 
     from .errors import PDDLError
-    from .loading import read_file
     from .temporal import DEFAULT_EPSILON, load_temporal, validate_timed_plan
 
     collect = results is not None
@@ -431,24 +447,13 @@ def validate_timed_files(domain: str, problem: str, plans: Sequence[str], as_jso
         return BAD_INPUT
     if not quiet and not as_json:
         report_warnings(task.report)
-    names, folder = plan_paths(plans)
-    status = OK
-    for name in names:
-        filename = "<stdin>" if name == "-" else name
-        try:
-            data = sys.stdin.buffer.read() if name == "-" else read_file(name)
-            text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-            report = validate_timed_plan(task, text, eps, filename)
-        except PDDLError as err:
-            report_error(err)
-            status = BAD_INPUT
-            results.append({"plan": name, "error": err.to_dict()})
-            continue
-        if not report.valid and status == OK:
-            status = INVALID
-        results.append({"plan": name, **report.to_dict()})
-        if not quiet and not as_json:
-            echo(f"{name}: {report.summary()}")
+    def judge(data: Any, filename: str) -> Any:
+        text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+        return validate_timed_plan(task, text, eps, filename)
+
+    status, found, folder = _judge_plans(plans, judge, lambda name, report: f"{name}: {report.summary()}",
+                                         as_json, quiet)
+    results.extend(found)
     if as_json and not quiet and not collect:
         echo_json(results if len(results) != 1 or folder else results[0])
     return status

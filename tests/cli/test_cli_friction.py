@@ -110,6 +110,13 @@ def test_an_empty_plan_folder_is_bad_input(tmp_path: Path) -> None:
     script = subprocess.run([sys.executable, "-m", "pypddlengine.commands", "validate", str(d), str(p), str(tmp_path)],
                             capture_output=True, text=True, timeout=120)
     assert script.returncode == 2 and script.stderr.count("no plan files") == 1
+    # a temporal task's timed plans are read the same way, with or without --epsilon (it was a traceback)
+    for extra in ((), ("--json",), ("--epsilon", "0.001"), ("--json", "--epsilon", "0.001")):
+        result = invoke("validate", "--task", "workshop/p01", str(tmp_path), *extra)
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert f"error[FILE_NOT_FOUND]: no plan files in {tmp_path}" in result.output
+        if "--json" in extra:
+            assert '"code": "FILE_NOT_FOUND"' in result.stdout
     # and an empty folder of problems is said the same way
     empty = tmp_path / "problems"
     empty.mkdir()
