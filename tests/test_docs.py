@@ -87,3 +87,8 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     assert "A step-wise simulation session" in session and "open_session" in session
     # the tour's pages are there, and the run records stayed out of the site
     assert (site / "validation" / "index.html").is_file() and not (site / "reference").exists()
+    assert not (site / "hooks").exists()
+    # docstrings' Sphinx roles (:func:`x`) are shown as code, without the role's name (docs/hooks/roles.py)
+    assert ":func:`" in (ROOT / "pypddlengine" / "session.py").read_text()
+    api = [page.read_text() for page in (site / "api").rglob("*.html")]
+    assert api and not [page for page in api if re.search(r":(func|class|meth|mod|attr|data):<code>", page)]
