@@ -87,6 +87,9 @@ class Domain:
     decoys: list[re.Pattern[str]]
     read: Callable[[str], tuple[dict[str, str], set[tuple[str, ...]]]]
     derive: Callable[[dict[str, str]], dict[str, str]] = field(default=lambda g: {})
+    placed: Mapping[str, Sequence[tuple[str, int]]] = field(default_factory=dict)
+    """A check of a reading: every object of the type is an argument (at the
+    position) of one of these atoms of the state (a car is somewhere or on board, ...)."""
 
 
 def _table(rows: Iterable[tuple[str, Sequence[str]]]) -> list[Phrase]:
@@ -184,6 +187,7 @@ FERRY = Domain(
     ]),
     _decoys(["embark the car ?a at location ?b into the airplane"]),
     _read_ferry,
+    placed={"car": (("at", 1), ("on", 1))},
 )
 
 
@@ -245,6 +249,7 @@ LOGISTICS = Domain(
     _decoys(["inspect ?a in truck ?b at location ?c",
              "navigate the truck ?a from location ?b in city ?c to location ?d in the next city"]),
     _read_logistics,
+    placed={"package": (("at", 1), ("in", 1)), "truck": (("at", 1),), "airplane": (("at", 1),)},
 )
 
 
@@ -300,6 +305,7 @@ BLOCKSWORLD = Domain(
     _decoys(["pick up key ?a from place ?b", "pick up the gold from location ?a",
              "put the key ?a at the current position place ?b"]),
     _read_blocksworld,
+    placed={"": (("ontable", 1), ("on", 1), ("holding", 1))},
 )
 
 
@@ -367,6 +373,7 @@ GRID = Domain(
     ]),
     _decoys(["get the fruit ?a from the current position ?b while dropping the vegetable ?c"]),
     _read_grid,
+    placed={"key": (("at", 1), ("holding", 1))},
 )
 
 
@@ -440,6 +447,7 @@ FLOORTILE = Domain(
              "use truck ?a to load the tile ?b above the tile ?c with the color ?d",
              "use truck ?a to load the tile ?b downwards from the tile ?c with the color ?d"]),
     _read_floortile,
+    placed={"robot": (("robot-at", 1),), "tile": (("clear", 1), ("painted", 1), ("robot-at", 2))},
 )
 
 
@@ -518,6 +526,7 @@ GRIPPERS = Domain(
              "use robot ?a with gripper ?b to place the object ?c in room ?d"]),
     _read_grippers,
     _grippers_derive,
+    placed={"ball": (("at", 1), ("carry", 2)), "robot": (("at-robby", 1),)},
 )
 
 
@@ -655,6 +664,7 @@ ROVERS = Domain(
              "drill a sample at waypoint ?a with rover ?b using store ?c",
              "pick up objective ?a in mode ?b using instrument ?c mounted on the rover ?d from the waypoint ?e"]),
     _read_rovers,
+    placed={"rover": (("at", 1),), "store": (("empty", 1), ("full", 1))},
 )
 
 
@@ -698,6 +708,7 @@ VISITALL = Domain(
     ]),
     _decoys(["check that position ?a is connected to position ?b", "push box to place ?a from place ?b"]),
     _read_visitall,
+    placed={},
 )
 
 DOMAINS: dict[str, Domain] = {d.key: d for d in
@@ -815,6 +826,11 @@ def read_context(context: str) -> Reading:
     head, _, rest = text.partition(_GOAL)
     rest = rest.strip().rstrip(".")
     objects, init = domain.read(head)
+    for kind, where in domain.placed.items():
+        at = {a[i] for a in init for p, i in where if a[0] == p and len(a) > i}
+        lost = sorted(o for o, t in objects.items() if t == kind and o not in at)
+        if lost and where:
+            raise NotRead(f"the context does not say where {', '.join(lost[:3])} is")
     goal = read_atoms(domain, rest) if rest else []
     return Reading(domain, objects, init, goal)
 
