@@ -109,7 +109,7 @@ def _names(text: str) -> list[str]:
 
 
 def _count(text: str, noun: str) -> int:
-    m = re.search(rf"(\d+) {noun}", text)
+    m = re.search(rf"\b(\d+) {noun}\b", text)
     if m is None:
         raise NotRead(f"no count of {noun} in the context")
     return int(m.group(1))
@@ -150,8 +150,8 @@ def _neighbours(cells: Iterable[tuple[int, int]]) -> Iterable[tuple[tuple[int, i
 
 
 def _read_ferry(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    objects = {f"l{i}": "location" for i in range(_count(text, "locations"))}
-    objects.update({f"c{i}": "car" for i in range(_count(text, "cars"))})
+    objects = {f"l{i}": "location" for i in range(_count(text, "locations?"))}
+    objects.update({f"c{i}": "car" for i in range(_count(text, "cars?"))})
     init: set[tuple[str, ...]] = {("not-eq", a, b) for a in objects for b in objects
                                   if a != b and objects[a] == objects[b] == "location"}
     m = _search(rf"the ferry is at ({_OBJ})(?: location)?(,? and it is empty|, with the car ({_OBJ}) on board)", text)
@@ -382,7 +382,7 @@ GRID = Domain(
 
 def _read_floortile(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
     objects = {f"robot{i}": "robot" for i in range(1, _count(text, "robots?") + 1)}
-    objects.update({f"tile_{i}": "tile" for i in range(1, _count(text, "tiles") + 1)})
+    objects.update({f"tile_{i}": "tile" for i in range(1, _count(text, "tiles?") + 1)})
     objects.update({"black": "color", "white": "color"})
     init: set[tuple[str, ...]] = {("available-color", "black"), ("available-color", "white")}
     for a, b in re.findall(rf"({_OBJ}) is to the right of ({_OBJ})", text):
@@ -1011,7 +1011,10 @@ class _Asked:
         ids = self.atom_ids(atoms)
         exam = self.exam
         if ids is None:  # never holds: a landmark only when there is no plan at all
-            return exam.any_plan(exam.state) is None
+            try:
+                return exam.any_plan(exam.state) is None
+            except SearchLimit as err:
+                raise Undecided("the search for a plan hit its state limit") from err
         if not ids:
             return True
         atom = ids[0]
@@ -1039,7 +1042,11 @@ def _norm(text: str) -> str:
 
 
 def _quoted(text: str) -> list[str]:
-    return re.findall(r'"([^"]*)"', text)
+    """The double-quoted parts of a question (an action, a fact, a plan)."""
+    found = re.findall(r'"([^"]*)"', text)
+    if not found:
+        raise NotRead("the question quotes no action, fact or plan")
+    return found
 
 
 def _after(text: str, marker: str) -> str:
@@ -1122,7 +1129,7 @@ def answer_nl(doc: Mapping[str, Any], task: str, fmt: str, sources: Mapping[str,
     asked = _Asked(reading, sources[reading.domain.key], state_limit)
     question = re.sub(r"\s+", " ", str(doc.get("question", "")))
     if fmt == "bool":
-        item = {
+        readers: dict[str, Callable[[], str]] = {
             "app": lambda: _after(question, "applicable in this state:"),
             "areach": lambda: _quoted(question)[0],
             "reach": lambda: _after(question, "the following holds:"),
@@ -1130,7 +1137,10 @@ def answer_nl(doc: Mapping[str, Any], task: str, fmt: str, sources: Mapping[str,
             "prog": lambda: _quoted(question)[0],
             "val": lambda: "",
             "just": lambda: _after(question, "still have a valid plan:"),
-        }[task]()
+        }
+        if task not in readers:
+            raise NotRead(f"no boolean form of {task}")
+        item = readers[task]()
         return "yes" if _truths(asked, task, question, [item], fmt)[0] else "no"
     choices = doc.get("choices") or {}
     texts, labels = list(choices.get("text", [])), list(choices.get("label", []))
