@@ -19,6 +19,7 @@ guess.
 from __future__ import annotations
 
 import glob
+import heapq
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -748,31 +749,43 @@ def _match_all(phrases: Sequence[Phrase], text: str, pos: int) -> list[tuple[int
 
 def _sequence(domain: Domain, phrases: Sequence[Phrase], text: str, separators: Sequence[str],
               decoys: bool = False) -> list[tuple[str, ...]]:
-    """``text`` read as phrases joined by ``separators`` (longest phrases
-    tried first, backtracking). Raises :class:`NotRead`."""
+    """``text`` read as phrases joined by ``separators``, the one way it
+    reads. Raises :class:`NotRead` when it reads in no way or in several."""
     text = re.sub(r"\s+", " ", text.strip()).rstrip(".?")
     seps = [re.compile(re.escape(s), re.IGNORECASE) for s in sorted(separators, key=len, reverse=True)]
 
-    def parse(pos: int) -> list[tuple[str, ...]] | None:
+    # positions where an item may start, in increasing order; for each, the ways it is reached (at most 2
+    # counted: a text read in two ways is refused, not guessed) and the item and start that reached it
+    ways: dict[int, int] = {0: 1}
+    back: dict[int, tuple[int, tuple[str, ...]]] = {}
+    todo = [0]
+    while todo:
+        pos = heapq.heappop(todo)
         candidates: list[tuple[int, tuple[str, ...]]] = [(end, _fill(domain, p, m))
                                                          for end, p, m in _match_all(phrases, text, pos)]
         if decoys:
             candidates += [(m.end(), DECOY) for r in domain.decoys if (m := r.match(text, pos))]
-        for end, item in sorted(candidates, key=lambda t: -t[0]):
-            if end == len(text):
-                return [item]
-            for s in seps:
-                sm = s.match(text, end)
-                if sm:
-                    rest = parse(sm.end())
-                    if rest is not None:
-                        return [item, *rest]
-        return None
-
-    found = parse(0) if text else []
-    if found is None:
+        for end, item in dict.fromkeys(candidates):  # two phrasings that read the same are one way
+            # -1: the whole text is read; else where the next item starts, after a separator
+            targets = [-1] if end == len(text) else [sm.end() for sm in (s.match(text, end) for s in seps) if sm]
+            for target in targets:
+                if target not in ways:
+                    if target != -1:
+                        heapq.heappush(todo, target)
+                    back[target] = (pos, item)
+                ways[target] = min(2, ways.get(target, 0) + ways[pos])
+    if not text:
+        return []
+    if -1 not in ways:
         raise NotRead(f"no {domain.key} phrasing reads {text[:120]!r}")
-    return found
+    if ways[-1] > 1:
+        raise NotRead(f"{text[:120]!r} reads in more than one way as {domain.key} phrasings")
+    found: list[tuple[str, ...]] = []
+    at = -1
+    while at != 0:
+        at, item = back[at]
+        found.append(item)
+    return found[::-1]
 
 
 def read_atoms(domain: Domain, text: str) -> list[Atom]:

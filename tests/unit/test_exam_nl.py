@@ -104,6 +104,18 @@ def test_phrases_read_in_pddl_argument_order_and_unknown_text_is_refused() -> No
     assert read_atoms(DOMAINS["grippers"], "The left gripper of robot robot2 is free") == [("free", "robot2", "left2")]
 
 
+def test_a_text_that_reads_in_two_ways_is_refused() -> None:
+    from pypddlengine.exam_nl import Domain, _table
+
+    toy = Domain("toy", ("Toy",), _table([("(p ?x)", ["p ?x"]), ("(q ?x ?y)", ["p ?x and q ?y"]), ("(r ?x)", ["q ?x"])]),
+                 [], [], lambda text: ({}, set()))
+    assert read_atoms(toy, "q a, and p b") == [("r", "a"), ("p", "b")]
+    with pytest.raises(NotRead, match="more than one way"):
+        read_atoms(toy, "p a and q b")  # (q a b), or (p a) and (r b)
+    long_plan = ", ".join(["sail from location l0 to location l1", "sail from location l1 to location l0"] * 1500)
+    assert len(read_plan(DOMAINS["ferry"], long_plan)) == 3000  # no recursion limit
+
+
 def _ask(question: str, group: str, **extra) -> str:
     doc = {"context": FERRY_CONTEXT, "question": question, "group": group, **extra}
     task = {"applicable_actions": "app", "reachable_action": "areach", "validation": "val",
