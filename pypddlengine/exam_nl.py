@@ -226,7 +226,8 @@ LOGISTICS = Domain(
                                                  "load the object ?obj from location ?loc onto the airplane ?airplane",
                                                  "place the object ?obj onto the airplane ?airplane at location ?loc"]),
         ("(unload-truck ?obj ?truck ?loc)", ["offload the object ?obj from the truck ?truck at location ?loc",
-                                             "remove the object ?obj from the truck ?truck and place it on the location ?loc",
+                                             "remove the object ?obj from the truck ?truck and place it on the "
+                                             "location ?loc",
                                              "unload object ?obj from truck ?truck at location ?loc",
                                              "unload the object ?obj from the truck ?truck at location ?loc"]),
         ("(unload-airplane ?obj ?airplane ?loc)", [
@@ -237,9 +238,11 @@ LOGISTICS = Domain(
         ("(drive-truck ?truck ?from ?to ?city)", [
             "drive the truck ?truck in city ?city from location ?from to location ?to",
             "drive truck ?truck from location ?from in city ?city to location ?to in the same city",
-            "navigate the truck ?truck from its current location ?from in city ?city to the new location ?to within the same city",
+            "navigate the truck ?truck from its current location ?from in city ?city to the new location ?to "
+            "within the same city",
             "navigate the truck ?truck from location ?from in city ?city to location ?to in the same city",
-            "navigate the truck ?truck which is in location ?from in city ?city to another location ?to in the same city"]),
+            "navigate the truck ?truck which is in location ?from in city ?city to another location ?to in the "
+            "same city"]),
         ("(fly-airplane ?airplane ?from ?to)", [
             "fly airplane ?airplane from airport ?from to airport ?to",
                 "fly the airplane ?airplane from airport ?from to airport ?to",
@@ -425,7 +428,8 @@ FLOORTILE = Domain(
         ("(paint-down ?r ?y ?x ?c)", ["apply color ?c to tile ?y which is below tile ?x using robot ?r",
                                       "paint the tile ?y down from tile ?x with color ?c using the robot ?r",
                                       "paint tile ?y down from tile ?x with color ?c using robot ?r",
-                                      "use robot ?r to paint the tile ?y downwards from the tile ?x with the color ?c"]),
+                                      "use robot ?r to paint the tile ?y downwards from the tile ?x with the "
+                                      "color ?c"]),
         ("(down ?r ?x ?y)", ["move robot ?r down from tile ?x to tile ?y",
                              "move the robot ?r from the tile ?x to the tile ?y going downwards"]),
         ("(up ?r ?x ?y)", ["move robot ?r up from tile ?x to tile ?y",
@@ -616,16 +620,20 @@ ROVERS = Domain(
                                  "navigate with rover ?x from waypoint ?y to waypoint ?z",
                                  "navigate with rover ?x to waypoint ?z from waypoint ?y"]),
         ("(sample_rock ?x ?s ?p)", ["collect a rock sample from waypoint ?p using rover ?x and store it in store ?s",
-                                    "collect a sample from the waypoint ?p using the rover ?x and store it in the store ?s",
+                                    "collect a sample from the waypoint ?p using the rover ?x and store it in "
+                                    "the store ?s",
                                     "sample a rock at waypoint ?p using rover ?x, then store it in the storage unit ?s",
                                     "sample rock at waypoint ?p with rover ?x and store in store ?s",
                                     "sample the rock at waypoint ?p with rover ?x and store it in store ?s"]),
-        ("(sample_soil ?x ?s ?p)", ["collect a soil sample from waypoint ?p using rover ?x and deposit it in the store ?s",
+        ("(sample_soil ?x ?s ?p)", ["collect a soil sample from waypoint ?p using rover ?x and deposit it in the "
+                                    "store ?s",
                                     "sample soil at waypoint ?p with rover ?x and store in store ?s",
                                     "sample soil at waypoint ?p with rover ?x and store in the store ?s",
-                                    "sample the soil at waypoint ?p using the rover ?x, then store it in the storage unit ?s",
+                                    "sample the soil at waypoint ?p using the rover ?x, then store it in the "
+                                    "storage unit ?s",
                                     "sample the soil at waypoint ?p with rover ?x and store it in store ?s",
-                                    "use the rover ?x to collect soil samples at waypoint ?p and store them in the store ?s"]),
+                                    "use the rover ?x to collect soil samples at waypoint ?p and store them in "
+                                    "the store ?s"]),
         ("(drop ?x ?y)", ["drop from store ?y of rover ?x", "drop store ?y of rover ?x",
                           "drop the content from store ?y of the rover ?x",
                           "empty the content from store ?y of the rover ?x", "empty the store ?y from rover ?x",
@@ -638,28 +646,41 @@ ROVERS = Domain(
         ("(take_image ?r ?p ?o ?i ?m)", [
             "capture an image of objective ?o in mode ?m using the camera ?i on the rover ?r from waypoint ?p",
             "capture an image of the objective ?o in mode ?m with the camera ?i on the rover ?r at waypoint ?p",
-            "take a picture of the objective ?o in mode ?m using the camera ?i mounted on the rover ?r from the waypoint ?p",
+            "take a picture of the objective ?o in mode ?m using the camera ?i mounted on the rover ?r from the "
+            "waypoint ?p",
             "take an image of objective ?o in mode ?m using camera ?i on rover ?r from waypoint ?p",
             "take an image of the objective ?o in mode ?m using the camera ?i on the rover ?r from the waypoint ?p"]),
         ("(communicate_soil_data ?r ?l ?p ?x ?y)", [
-            "communicate soil data from rover ?r at waypoint ?x with soil analysis of waypoint ?p to lander ?l at waypoint ?y",
-            "communicate the soil data from rover ?r at waypoint ?x with the soil analysis of waypoint ?p to lander ?l at waypoint ?y",
-            "communicate the soil data from the rover ?r at waypoint ?x with the soil analysis of waypoint ?p to the lander ?l at waypoint ?y",
-            "transmit soil data from rover ?r at waypoint ?x to the lander ?l at waypoint ?y, regarding the soil analysis of waypoint ?p",
-            "transmit soil data from rover ?r located at waypoint ?x to lander ?l located at waypoint ?y using soil analysis of waypoint ?p"]),
+            "communicate soil data from rover ?r at waypoint ?x with soil analysis of waypoint ?p to lander ?l "
+            "at waypoint ?y",
+            "communicate the soil data from rover ?r at waypoint ?x with the soil analysis of waypoint ?p to "
+            "lander ?l at waypoint ?y",
+            "communicate the soil data from the rover ?r at waypoint ?x with the soil analysis of waypoint ?p "
+            "to the lander ?l at waypoint ?y",
+            "transmit soil data from rover ?r at waypoint ?x to the lander ?l at waypoint ?y, regarding the "
+            "soil analysis of waypoint ?p",
+            "transmit soil data from rover ?r located at waypoint ?x to lander ?l located at waypoint ?y using "
+            "soil analysis of waypoint ?p"]),
         ("(communicate_rock_data ?r ?l ?p ?x ?y)", [
             "communicate rock data from rover ?r at waypoint ?x about waypoint ?p to lander ?l at waypoint ?y",
             "communicate rock data from rover ?r at waypoint ?x to lander ?l at waypoint ?y via waypoint ?p",
             "communicate the rock data from rover ?r at waypoint ?x to lander ?l at waypoint ?y via waypoint ?p",
-            "communicate the rock data from the rover ?r at waypoint ?x to the lander ?l at waypoint ?y via waypoint ?p",
+            "communicate the rock data from the rover ?r at waypoint ?x to the lander ?l at waypoint ?y via "
+            "waypoint ?p",
             "transmit the rock data from rover ?r at waypoint ?x to the lander ?l at waypoint ?y through waypoint ?p",
-            "transmit the rock data from the rover ?r at waypoint ?x to the lander ?l at waypoint ?y using waypoint ?p as a relay"]),
+            "transmit the rock data from the rover ?r at waypoint ?x to the lander ?l at waypoint ?y using "
+            "waypoint ?p as a relay"]),
         ("(communicate_image_data ?r ?l ?o ?m ?x ?y)", [
-            "communicate image data of objective ?o in mode ?m from rover ?r at waypoint ?x to lander ?l at waypoint ?y",
-            "communicate the image data of objective ?o in mode ?m from rover ?r at waypoint ?x to lander ?l at waypoint ?y",
-            "communicate the image data of target ?o in mode ?m from rover ?r at waypoint ?x to lander ?l at waypoint ?y",
-            "transmit image data of objective ?o in mode ?m from rover ?r at waypoint ?x to the lander ?l at waypoint ?y",
-            "transmit the image data of the objective ?o in mode ?m from the rover ?r at waypoint ?x to the lander ?l at waypoint ?y"]),
+            "communicate image data of objective ?o in mode ?m from rover ?r at waypoint ?x to lander ?l at "
+            "waypoint ?y",
+            "communicate the image data of objective ?o in mode ?m from rover ?r at waypoint ?x to lander ?l at "
+            "waypoint ?y",
+            "communicate the image data of target ?o in mode ?m from rover ?r at waypoint ?x to lander ?l at "
+            "waypoint ?y",
+            "transmit image data of objective ?o in mode ?m from rover ?r at waypoint ?x to the lander ?l at "
+            "waypoint ?y",
+            "transmit the image data of the objective ?o in mode ?m from the rover ?r at waypoint ?x to the "
+            "lander ?l at waypoint ?y"]),
     ]),
     _decoys(["dig with rover ?a to waypoint ?b from waypoint ?c",
              "drill a sample at waypoint ?a with rover ?b using store ?c",
