@@ -86,7 +86,7 @@ class Domain:
     atoms: list[Phrase]
     actions: list[Phrase]
     decoys: list[re.Pattern[str]]
-    read: Callable[[str], tuple[dict[str, str], set[tuple[str, ...]]]]
+    read: Callable[[_Text], tuple[dict[str, str], set[tuple[str, ...]]]]
     derive: Callable[[dict[str, str]], dict[str, str]] = field(default=lambda g: {})
     placed: Mapping[str, Sequence[tuple[str, int]]] = field(default_factory=dict)
     """A check of a reading: every object of the type is an argument (at the
@@ -109,34 +109,73 @@ def _names(text: str) -> list[str]:
     return [w for w in re.findall(_OBJ, text) if w.lower() != "and"]
 
 
-def _count(text: str, noun: str) -> int:
-    m = re.search(rf"\b(\d+) {noun}\b", text)
-    if m is None:
-        raise NotRead(f"no count of {noun} in the context")
-    return int(m.group(1))
+class _Text:
+    """A context's text and the spans its domain's reader has read: what is
+    left unread must hold no object name (else a fact would be lost)."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: list[tuple[int, int]] = []
 
-def _search(pattern: str, text: str) -> re.Match[str]:
-    m = re.search(pattern, text)
-    if m is None:
-        raise NotRead(f"the context has no sentence like {pattern!r}")
-    return m
+    def search(self, pattern: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        m = re.compile(pattern).search(self.text, pos, len(self.text) if endpos is None else endpos)
+        if m is not None:
+            self.spans.append(m.span())
+        return m
 
+    def need(self, pattern: str, pos: int = 0) -> re.Match[str]:
+        m = self.search(pattern, pos)
+        if m is None:
+            raise NotRead(f"the context has no sentence like {pattern!r}")
+        return m
 
-def _now(text: str) -> str:
-    """The part of a context after "Currently," (the state's fluents)."""
-    head, found, rest = text.partition("Currently,")
-    if not found:
-        raise NotRead("the context has no 'Currently,' sentence")
-    return rest
+    def findall(self, pattern: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
+        """As :func:`re.findall` from ``pos``, the matches read."""
+        out: list[Any] = []
+        for m in re.compile(pattern).finditer(self.text, pos, len(self.text) if endpos is None else endpos):
+            self.spans.append(m.span())
+            groups = m.groups()
+            out.append(m.group(0) if not groups else groups[0] if len(groups) == 1 else groups)
+        return out
+
+    def sections(self, pattern: str, pos: int = 0) -> list[tuple[re.Match[str], int]]:
+        """Each match of ``pattern`` (read) with where its sentence ends (the
+        next period): the sentence's rest is for :meth:`findall` to read."""
+        out = []
+        for m in re.compile(pattern).finditer(self.text, pos):
+            self.spans.append(m.span())
+            end = self.text.find(".", m.end())
+            out.append((m, len(self.text) if end < 0 else end))
+        return out
+
+    def count(self, noun: str) -> int:
+        m = self.search(rf"\b(\d+) {noun}\b")
+        if m is None:
+            raise NotRead(f"no count of {noun} in the context")
+        return int(m.group(1))
+
+    def now(self) -> int:
+        """Where the state's fluents begin (after "Currently,")."""
+        at = self.text.find("Currently,")
+        if at < 0:
+            raise NotRead("the context has no 'Currently,' sentence")
+        return at + len("Currently,")
+
+    def grid(self) -> tuple[int, int]:
+        m = self.need(r"grid size is (\d+)x(\d+)")
+        return int(m.group(1)), int(m.group(2))
+
+    def unread(self) -> list[str]:
+        """The object-like words (with a digit) outside the spans read and the examples "(e.g., ...)"."""
+        masked = list(self.text)
+        for m in re.finditer(r"\(e\.g\.,[^)]*\)", self.text):
+            self.spans.append(m.span())
+        for start, end in self.spans:
+            masked[start:end] = " " * (end - start)
+        return re.findall(r"[\w\-]*\d[\w\-]*", "".join(masked))
 
 
 _LIST = rf"((?:{_OBJ}, )*(?:{_OBJ},? and )?{_OBJ})"
-
-
-def _grid(text: str) -> tuple[int, int]:
-    m = _search(r"grid size is (\d+)x(\d+)", text)
-    return int(m.group(1)), int(m.group(2))
 
 
 def _neighbours(cells: Iterable[tuple[int, int]]) -> Iterable[tuple[tuple[int, int], tuple[int, int]]]:
@@ -150,17 +189,17 @@ def _neighbours(cells: Iterable[tuple[int, int]]) -> Iterable[tuple[tuple[int, i
 # ---------------------------------------------------------------------- ferry
 
 
-def _read_ferry(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    objects = {f"l{i}": "location" for i in range(_count(text, "locations?"))}
-    objects.update({f"c{i}": "car" for i in range(_count(text, "cars?"))})
+def _read_ferry(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    objects = {f"l{i}": "location" for i in range(t.count("locations?"))}
+    objects.update({f"c{i}": "car" for i in range(t.count("cars?"))})
     init: set[tuple[str, ...]] = {("not-eq", a, b) for a in objects for b in objects
                                   if a != b and objects[a] == objects[b] == "location"}
-    m = _search(rf"the ferry is at ({_OBJ})(?: location)?(,? and it is empty|, with the car ({_OBJ}) on board)", text)
+    m = t.need(rf"the ferry is at ({_OBJ})(?: location)?(,? and it is empty|, with the car ({_OBJ}) on board)")
     init.add(("at-ferry", m.group(1)))
     init.add(("on", m.group(3)) if m.group(3) else ("empty-ferry",))
-    cars = text.split("The cars are at locations as follows:", 1)
-    if len(cars) == 2:
-        for group, loc in re.findall(rf"{_LIST} (?:is|are) at ({_OBJ})", cars[1]):
+    cars = t.search(r"The cars are at locations as follows:")
+    if cars is not None:
+        for group, loc in t.findall(rf"{_LIST} (?:is|are) at ({_OBJ})", cars.end()):
             init.update(("at", c, loc) for c in _names(group))
     return objects, init
 
@@ -195,21 +234,23 @@ FERRY = Domain(
 # ---------------------------------------------------------------------- logistics
 
 
-def _read_logistics(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    objects = {f"t{i}": "truck" for i in range(_count(text, "trucks?"))}
-    objects.update({f"a{i}": "airplane" for i in range(_count(text, "airplanes?"))})
-    objects.update({f"p{i}": "package" for i in range(_count(text, "packages?"))})
-    objects.update({f"c{i}": "city" for i in range(_count(text, "cit(?:y|ies)"))})
+def _read_logistics(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    objects = {f"t{i}": "truck" for i in range(t.count("trucks?"))}
+    objects.update({f"a{i}": "airplane" for i in range(t.count("airplanes?"))})
+    objects.update({f"p{i}": "package" for i in range(t.count("packages?"))})
+    objects.update({f"c{i}": "city" for i in range(t.count("cit(?:y|ies)"))})
     init: set[tuple[str, ...]] = set()
-    cities = _search(r"The locations are in cities as follows: (.*?)\.", text).group(1)
-    for group, city in re.findall(rf"{_LIST} (?:is|are) in ({_OBJ})", cities):
+    cities = t.sections(r"The locations are in cities as follows:")
+    for group, city in (g for m, end in cities for g in t.findall(rf"{_LIST} (?:is|are) in ({_OBJ})", m.end(), end)):
         for loc in _names(group):
             # ACPBench names locations l<city>-<n>; l<city>-0 is the city's airport (checked against every
             # generative question's PDDL by the tests)
             objects[loc] = "airport" if loc.endswith("-0") else "location"
             init.add(("in-city", loc, city))
-    now = _now(text)
-    for group, rel, where in re.findall(rf"{_LIST} (?:is|are) (at|in) ({_OBJ})", now):
+    if t.count("locations?(?= across)") != sum(kind in ("airport", "location") for kind in objects.values()):
+        raise NotRead("the locations in cities are not as many as the context counts")
+    now = t.now()
+    for group, rel, where in t.findall(rf"{_LIST} (?:is|are) (at|in) ({_OBJ})", now):
         init.update((rel, o, where) for o in _names(group))
     return objects, init
 
@@ -260,23 +301,22 @@ LOGISTICS = Domain(
 # ---------------------------------------------------------------------- blocksworld
 
 
-def _read_blocksworld(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    blocks = [f"block_{i}" for i in range(1, _count(text, "blocks?") + 1)]
+def _read_blocksworld(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    blocks = [f"block_{i}" for i in range(1, t.count("blocks?") + 1)]
     objects = {b: "" for b in blocks}
     init: set[tuple[str, ...]] = set()
-    held = re.search(rf"the robotic arm is holding ({_OBJ})", text)
+    held = t.search(rf"the robotic arm is holding ({_OBJ})")
     if held:
         init.add(("holding", held.group(1)))
-    elif re.search(r"the robotic arm is empty", text):
+    elif t.search(r"the robotic arm is empty"):
         init.add(("handempty",))
     else:
         raise NotRead("the context says neither what the arm holds nor that it is empty")
-    table = re.search(r"The following block\(s\) (?:is|are) on the table: (.*?)\.", text)
+    table = t.search(r"The following block\(s\) (?:is|are) on the table: (.*?)\.")
     if table:
         init.update(("ontable", b) for b in _names(table.group(1)))
-    stacked = re.search(r"The following block\(s\) (?:is|are) stacked on top of another block: (.*?)\.", text)
-    if stacked:
-        init.update(("on", a, b) for a, b in re.findall(rf"({_OBJ}) is on ({_OBJ})", stacked.group(1)))
+    for m, end in t.sections(r"The following block\(s\) (?:is|are) stacked on top of another block:"):
+        init.update(("on", a, b) for a, b in t.findall(rf"({_OBJ}) is on ({_OBJ})", m.end(), end))
     covered = {a[2] for a in init if a[0] == "on"}
     init.update(("clear", b) for b in blocks if b not in covered and ("holding", b) not in init)
     return objects, init
@@ -316,28 +356,31 @@ BLOCKSWORLD = Domain(
 # ---------------------------------------------------------------------- grid (keys and locks)
 
 
-def _read_grid(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    rows, cols = _grid(text)
+def _read_grid(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    rows, cols = t.grid()
     cells = [(i, j) for i in range(rows) for j in range(cols)]
     objects = {f"f{i}-{j}f": "place" for i, j in cells}
     init: set[tuple[str, ...]] = {("conn", f"f{a[0]}-{a[1]}f", f"f{b[0]}-{b[1]}f") for a, b in _neighbours(cells)}
-    for key, shape in re.findall(rf"Key ({_OBJ}) is of shape ({_OBJ})", text):
+    for key, shape in t.findall(rf"Key ({_OBJ}) is of shape ({_OBJ})"):
         objects[key], objects[shape] = "key", "shape"
         init.add(("key-shape", key, shape))
-    m = _search(rf"the robot is at position ({_OBJ}) and (its arm is empty|is holding ({_OBJ}))", text)
+    if t.count("keys?(?= in \\d+ different shapes?)") != sum(kind == "key" for kind in objects.values()):
+        raise NotRead("the keys are not as many as the context counts")
+    t.search(r"\b\d+ different shapes?\b")  # shapes are named where keys and locks are
+    m = t.need(rf"the robot is at position ({_OBJ}) and (its arm is empty|is holding ({_OBJ}))")
     init.add(("at-robot", m.group(1)))
     init.add(("holding", m.group(3)) if m.group(3) else ("arm-empty",))
     locked: set[str] = set()
-    locks = re.search(r"All the positions are open except the following: (.*?)\.", text)
-    if locks:
-        for place, shape in re.findall(rf"({_OBJ}) has ({_OBJ}) shaped lock", locks.group(1)):
+    locks = t.sections(r"All the positions are open except the following:")
+    for m, end in locks:
+        for place, shape in t.findall(rf"({_OBJ}) has ({_OBJ}) shaped lock", m.end(), end):
             objects.setdefault(shape, "shape")
             locked.add(place)
             init.update({("locked", place), ("lock-shape", place, shape)})
-    elif "All the positions are open" not in text:
+    if not locks and t.search("All the positions are open") is None:
         raise NotRead("the context does not say which positions are locked")
     init.update(("open", p) for p in objects if objects[p] == "place" and p not in locked)
-    for key, place in re.findall(rf"Key ({_OBJ}) is at position ({_OBJ})", text):
+    for key, place in t.findall(rf"Key ({_OBJ}) is at position ({_OBJ})"):
         init.add(("at", key, place))
     return objects, init
 
@@ -384,25 +427,25 @@ GRID = Domain(
 # ---------------------------------------------------------------------- floortile
 
 
-def _read_floortile(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    objects = {f"robot{i}": "robot" for i in range(1, _count(text, "robots?") + 1)}
-    objects.update({f"tile_{i}": "tile" for i in range(1, _count(text, "tiles?") + 1)})
+def _read_floortile(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    objects = {f"robot{i}": "robot" for i in range(1, t.count("robots?") + 1)}
+    objects.update({f"tile_{i}": "tile" for i in range(1, t.count("tiles?") + 1)})
     objects.update({"black": "color", "white": "color"})
     init: set[tuple[str, ...]] = {("available-color", "black"), ("available-color", "white")}
-    for a, b in re.findall(rf"({_OBJ}) is to the right of ({_OBJ})", text):
+    for a, b in t.findall(rf"({_OBJ}) is to the right of ({_OBJ})"):
         init.update({("right", a, b), ("left", b, a)})
-    for a, b in re.findall(rf"({_OBJ}) is down from ({_OBJ})", text):
+    for a, b in t.findall(rf"({_OBJ}) is down from ({_OBJ})"):
         init.update({("down", a, b), ("up", b, a)})
-    now = _now(text)
-    for r, t, c in re.findall(rf"robot ({_OBJ}) is at ({_OBJ}) and holding color ({_OBJ})", now):
-        init.update({("robot-at", r, t), ("robot-has", r, c)})
-    for t, c in re.findall(rf"({_OBJ}) is painted ({_OBJ})", now):
-        init.add(("painted", t, c))
+    now = t.now()
+    for r, tile, c in t.findall(rf"robot ({_OBJ}) is at ({_OBJ}) and holding color ({_OBJ})", now):
+        init.update({("robot-at", r, tile), ("robot-has", r, c)})
+    for tile, c in t.findall(rf"({_OBJ}) is painted ({_OBJ})", now):
+        init.add(("painted", tile, c))
     # a tile is clear when no robot stands on it and it is not painted (the domain's invariant); ACPBench
     # lists the clear tiles, once with the list left empty (" is clear;"), so the list is only checked
     taken = {a[2] for a in init if a[0] == "robot-at"} | {a[1] for a in init if a[0] == "painted"}
     clear = {t for t, kind in objects.items() if kind == "tile" and t not in taken}
-    listed = re.search(rf"{_LIST} (?:is|are) clear", now)
+    listed = t.search(rf"{_LIST} (?:is|are) clear", now)
     if listed and set(_names(listed.group(1))) != clear:
         raise NotRead("the clear tiles listed are not the tiles without a robot or paint")
     init.update(("clear", t) for t in clear)
@@ -459,31 +502,32 @@ FLOORTILE = Domain(
 # ---------------------------------------------------------------------- grippers
 
 
-def _read_grippers(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    robots = [f"robot{i}" for i in range(1, _count(text, "robots?") + 1)]
+def _read_grippers(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    robots = [f"robot{i}" for i in range(1, t.count("robots?") + 1)]
     objects = {r: "robot" for r in robots}
     for r in robots:
         objects.update({f"left{r[5:]}": "gripper", f"right{r[5:]}": "gripper"})
-    objects.update({f"room{i}": "room" for i in range(1, _count(text, "rooms?") + 1)})
-    objects.update({f"ball{i}": "ball" for i in range(1, _count(text, "balls?") + 1)})
+    objects.update({f"room{i}": "room" for i in range(1, t.count("rooms?") + 1)})
+    objects.update({f"ball{i}": "ball" for i in range(1, t.count("balls?") + 1)})
     init: set[tuple[str, ...]] = set()
-    now = _now(text)
-    robot_part, _, balls = now.partition("Additionally,")
-    for clause in re.split(rf"(?=the robot {_OBJ} is at)", robot_part):
-        m = re.match(rf"the robot ({_OBJ}) is at ({_OBJ})", clause)
-        if not m:
-            continue
+    now = t.now()
+    more = t.search(r"Additionally,", now)
+    stop = more.start() if more else len(t.text)
+    robots_at = list(re.compile(rf"the robot ({_OBJ}) is at ({_OBJ})").finditer(t.text, now, stop))
+    for k, m in enumerate(robots_at):
+        t.spans.append(m.span())
         r, n = m.group(1), m.group(1)[5:]
         init.add(("at-robby", r, m.group(2)))
-        if "both grippers are free" in clause:
+        end = robots_at[k + 1].start() if k + 1 < len(robots_at) else stop
+        if t.search(r"both grippers are free", m.end(), end):
             init.update({("free", r, f"left{n}"), ("free", r, f"right{n}")})
         for side in ("left", "right"):
-            if re.search(rf"{side} gripper is free", clause):
+            if t.search(rf"{side} gripper is free", m.end(), end):
                 init.add(("free", r, f"{side}{n}"))
-            carried = re.search(rf"{side} gripper is carrying the ball ({_OBJ})", clause)
+            carried = t.search(rf"{side} gripper is carrying the ball ({_OBJ})", m.end(), end)
             if carried:
                 init.add(("carry", r, carried.group(1), f"{side}{n}"))
-    for group, room in re.findall(rf"{_LIST} (?:is|are) at ({_OBJ})", balls):
+    for group, room in t.findall(rf"{_LIST} (?:is|are) at ({_OBJ})", more.end()) if more else []:
         init.update(("at", b, room) for b in _names(group))
     return objects, init
 
@@ -538,56 +582,59 @@ GRIPPERS = Domain(
 # ---------------------------------------------------------------------- rovers
 
 
-def _read_rovers(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+def _read_rovers(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
     objects: dict[str, str] = {}
     for noun, kind in (("rovers?", "rover"), ("waypoints?", "waypoint"), ("stores?", "store"), ("cameras?", "camera"),
                        ("objectives?", "objective")):
-        objects.update({f"{kind}{i}": kind for i in range(_count(text, noun))})
+        objects.update({f"{kind}{i}": kind for i in range(t.count(noun))})
     objects.update({"colour": "mode", "high_res": "mode", "low_res": "mode"})
     init: set[tuple[str, ...]] = set()
-    lander = _search(rf"Lander ({_OBJ}) is at waypoint ({_OBJ})", text)
+    if t.count("landers?") != 1:  # ("there is 1 lander and 3 modes for the camera namely colour, ...")
+        raise NotRead("a rovers context with several landers")
+    t.search(r"\b3 modes for the camera namely colour, high resolution, and low resolution")
+    lander = t.need(rf"Lander ({_OBJ}) is at waypoint ({_OBJ})")
     objects[lander.group(1)] = "lander"
     init.add(("at_lander", lander.group(1), lander.group(2)))
     equipped = rf"Rover\(s\) {_LIST} (?:is|are) equipped for (soil analysis|rock analysis|imaging)"
-    for group, what in re.findall(equipped, text):
+    for group, what in t.findall(equipped):
         pred = {"soil analysis": "equipped_for_soil_analysis", "rock analysis": "equipped_for_rock_analysis",
                 "imaging": "equipped_for_imaging"}[what]
         init.update((pred, r) for r in _names(group))
-    for r, s in re.findall(rf"Rover ({_OBJ}) has store ({_OBJ})", text):
+    for r, s in t.findall(rf"Rover ({_OBJ}) has store ({_OBJ})"):
         init.add(("store_of", s, r))
-    for r, group in re.findall(rf"Rover ({_OBJ}) has {_LIST} on board", text):
+    for r, group in t.findall(rf"Rover ({_OBJ}) has {_LIST} on board"):
         init.update(("on_board", c, r) for c in _names(group))
-    for c, o in re.findall(rf"Camera ({_OBJ}) can be calibrated on ({_OBJ})", text):
+    for c, o in t.findall(rf"Camera ({_OBJ}) can be calibrated on ({_OBJ})"):
         init.add(("calibration_target", c, o))
-    for c, group in re.findall(rf"Camera ({_OBJ}) supports {_LIST}", text):
+    for c, group in t.findall(rf"Camera ({_OBJ}) supports {_LIST}"):
         init.update(("supports", c, m) for m in _names(group))
-    for r, pairs in re.findall(rf"Rover ({_OBJ}) can traverse from (.*?)\.", text):
-        init.update(("can_traverse", r, a, b) for a, b in re.findall(rf"({_OBJ}) to ({_OBJ})", pairs))
-    for w, group in re.findall(rf"Waypoint\(s\) are visible from ({_OBJ}): {_LIST}", text):
+    for m, end in t.sections(rf"Rover ({_OBJ}) can traverse from"):
+        init.update(("can_traverse", m.group(1), a, b) for a, b in t.findall(rf"({_OBJ}) to ({_OBJ})", m.end(), end))
+    for w, group in t.findall(rf"Waypoint\(s\) are visible from ({_OBJ}): {_LIST}"):
         init.update(("visible", w, v) for v in _names(group))
-    for o, group in re.findall(rf"Objective ({_OBJ}) is visible from {_LIST}", text):
+    for o, group in t.findall(rf"Objective ({_OBJ}) is visible from {_LIST}"):
         init.update(("visible_from", o, w) for w in _names(group))
-    now = _now(text)
+    now = t.now()
     init.add(("channel_free", lander.group(1)))  # unless a sentence says otherwise (none does in ACPBench)
-    for r, w in re.findall(rf"Rover ({_OBJ}) is at ({_OBJ})\.", now):
+    for r, w in t.findall(rf"Rover ({_OBJ}) is at ({_OBJ})\.", now):
         init.add(("at", r, w))
-    for kind, group in re.findall(rf"(Rocks|Soil) can be sampled at the following location\(s\): {_LIST}", now):
+    for kind, group in t.findall(rf"(Rocks|Soil) can be sampled at the following location\(s\): {_LIST}", now):
         init.update(("at_rock_sample" if kind == "Rocks" else "at_soil_sample", w) for w in _names(group))
-    for group in re.findall(rf"Rovers {_LIST} (?:is|are) available", now):
+    for group in t.findall(rf"Rovers {_LIST} (?:is|are) available", now):
         init.update(("available", r) for r in _names(group))
-    for kind, w in re.findall(rf"(Soil|Rock) data was communicated from waypoint ({_OBJ})", now):
+    for kind, w in t.findall(rf"(Soil|Rock) data was communicated from waypoint ({_OBJ})", now):
         init.add((f"communicated_{kind.lower()}_data", w))
-    for kind, group in re.findall(rf"(Soil|Rock) data were communicated from the following waypoints: {_LIST}", now):
+    for kind, group in t.findall(rf"(Soil|Rock) data were communicated from the following waypoints: {_LIST}", now):
         init.update((f"communicated_{kind.lower()}_data", w) for w in _names(group))
-    for o, m in re.findall(rf"Image ({_OBJ}) was communicated in mode ({_OBJ})", now):
+    for o, m in t.findall(rf"Image ({_OBJ}) was communicated in mode ({_OBJ})", now):
         init.add(("communicated_image_data", o, m))
-    for r, kind, w in re.findall(rf"Rover ({_OBJ}) has (soil|rock) analyzed in waypoint ({_OBJ})", now):
+    for r, kind, w in t.findall(rf"Rover ({_OBJ}) has (soil|rock) analyzed in waypoint ({_OBJ})", now):
         init.add((f"have_{kind}_analysis", r, w))
-    for r, o, m in re.findall(rf"Rover ({_OBJ}) has image ({_OBJ}) in mode ({_OBJ})", now):
+    for r, o, m in t.findall(rf"Rover ({_OBJ}) has image ({_OBJ}) in mode ({_OBJ})", now):
         init.add(("have_image", r, o, m))
-    for r, c in re.findall(rf"Rover ({_OBJ}) has its camera ({_OBJ}) calibrated", now):
+    for r, c in t.findall(rf"Rover ({_OBJ}) has its camera ({_OBJ}) calibrated", now):
         init.add(("calibrated", c, r))
-    for group, kind in re.findall(rf"Store\(s\) {_LIST} (?:is|are) (empty|full)", now):
+    for group, kind in t.findall(rf"Store\(s\) {_LIST} (?:is|are) (empty|full)", now):
         init.update((kind, s) for s in _names(group))
     return objects, init
 
@@ -693,23 +740,23 @@ ROVERS = Domain(
 # ---------------------------------------------------------------------- visitall
 
 
-def _read_visitall(text: str) -> tuple[dict[str, str], set[tuple[str, ...]]]:
-    rows, cols = _grid(text)
+def _read_visitall(t: _Text) -> tuple[dict[str, str], set[tuple[str, ...]]]:
+    rows, cols = t.grid()
     gone: set[str] = set()
-    m = re.search(rf"The (?:only )?unavailable cells? (?:is|are) {_LIST}", text)
+    m = t.search(rf"The (?:only )?unavailable cells? (?:is|are) {_LIST}")
     if m:
         gone = set(_names(m.group(1)))
-    elif "There are no unavailable cells" not in text:
+    elif t.search("There are no unavailable cells") is None:
         raise NotRead("the context does not say which cells are unavailable")
     cells = [(i, j) for i in range(rows) for j in range(cols) if f"loc-x{i}-y{j}" not in gone]
     objects = {f"loc-x{i}-y{j}": "place" for i, j in cells}
     init: set[tuple[str, ...]] = {("connected", f"loc-x{a[0]}-y{a[1]}", f"loc-x{b[0]}-y{b[1]}")
                                   for a, b in _neighbours(cells)}
-    init.add(("at-robot", _search(rf"the robot is in place ({_OBJ})", text).group(1)))
-    visited = re.search(rf"The following places have been visited: {_LIST}", text)
+    init.add(("at-robot", t.need(rf"the robot is in place ({_OBJ})").group(1)))
+    visited = t.search(rf"The following places have been visited: {_LIST}")
     if visited:
         init.update(("visited", p) for p in _names(visited.group(1)))
-    init.update(("visited", p) for p in re.findall(rf"Place ({_OBJ}) has been visited", text))
+    init.update(("visited", p) for p in t.findall(rf"Place ({_OBJ}) has been visited"))
     return objects, init
 
 
@@ -859,7 +906,11 @@ def read_context(context: str) -> Reading:
                   re.sub(r"\s+", " ", context))
     head, _, rest = text.partition(_GOAL)
     rest = rest.strip().rstrip(".")
-    objects, init = domain.read(head)
+    read = _Text(head)
+    objects, init = domain.read(read)
+    unread = read.unread()
+    if unread:
+        raise NotRead(f"the context says what is not read: {' '.join(unread[:4])}")
     for kind, where in domain.placed.items():
         at = {a[i] for a in init for p, i in where if a[0] == p and len(a) > i}
         lost = sorted(o for o, t in objects.items() if t == kind and o not in at)

@@ -100,6 +100,8 @@ def test_phrases_read_in_pddl_argument_order_and_unknown_text_is_refused() -> No
         read_action(ferry, "teleport car c1 to l0")
     with pytest.raises(NotRead):
         detect_domain("This is a sokoban domain ...")
+    with pytest.raises(NotRead, match="not read: c1"):  # a sentence the reader does not know names an object
+        read_context(FERRY_CONTEXT.replace(" The goal is", " The car c1 is rusty. The goal is"))
     with pytest.raises(NotRead, match="where c1 is"):  # a car the state sentences never place
         read_context(FERRY_CONTEXT.replace("c0 and c2 are at l0; c1 is at l1", "c0 and c2 are at l0"))
     # the grippers' side words name the robot's own gripper
