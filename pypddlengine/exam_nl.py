@@ -1126,23 +1126,38 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().strip("()").split())
 
 
-def _quoted(text: str) -> list[str]:
-    """The double-quoted parts of a question (an action, a fact, a plan)."""
-    found = re.findall(r'"([^"]*)"', text)
-    if not found:
-        raise NotRead("the question quotes no action, fact or plan")
-    return found
+_QUESTIONS: dict[tuple[str, str], str] = {
+    ("app", "bool"): r"Is the following action applicable in this state: (?P<item>.+)\?",
+    ("areach", "bool"): r'Is it possible to transition to a state where the action "(?P<item>[^"]+)" can be applied\?',
+    ("reach", "bool"): r"Is it possible to transition to a state where the following holds: (?P<item>.+)\?",
+    ("land", "bool"): (r"Is the following fact a landmark \(must hold at some point along any plan\) for the current "
+                       r"state\? (?P<item>.+)"),
+    ("prog", "bool"): (r'Will the fact "(?P<item>[^"]+)" hold after performing the action "(?P<action>[^"]+)" in the '
+                       r"current state\?"),
+    ("val", "bool"): (r'Is the following sequence of actions "(?P<plan>[^"]+)" (?P<level>valid in this problem|'
+                      r"applicable in the current state|a plan for the current state)\?"),
+    ("just", "bool"): (r'Given the plan: "(?P<plan>[^"]+)"; can the following (?P<size>action|pair of consecutive '
+                       r"actions) be removed from this plan and still have a valid plan: (?P<item>.+)\?"),
+    ("app", "mcq"): r"Which of the following actions will be applicable in this state\? A\. .*",
+    ("areach", "mcq"): r"Which of the following actions can eventually be applied\? A\. .*",
+    ("reach", "mcq"): r"Which of the following options can hold in a state that can potentially be reached\? A\. .*",
+    ("land", "mcq"): (r"Which of the following facts is a landmark \(must hold at some point along any plan\) for the "
+                      r"current state\? A\. .*"),
+    ("prog", "mcq"): (r'Which of the following facts hold after performing the action "(?P<action>[^"]+)" in the '
+                      r"current state\? A\. .*"),
+    ("val", "mcq"): (r"Which of the following claims is true with regard to the following sequence of actions "
+                     r'"(?P<plan>[^"]+)" +A\. .*'),
+    ("just", "mcq"): (r'Given the plan: "(?P<plan>[^"]+)"; which of the following (?P<size>actions|pairs of '
+                      r"consecutive actions) can be removed from this plan and still have a valid plan\? A\. .*"),
+}
+"""ACPBench's question forms per task and format (whole question), the asked items in named groups."""
+
+_CLAIMS = {"the sequence is not valid": "not valid", "the sequence is not applicable": "not applicable",
+           "the sequence is applicable, but does not achieve the goal": "no goal", "the sequence is a plan": "plan"}
 
 
-def _after(text: str, marker: str) -> str:
-    at = text.find(marker)
-    if at < 0:
-        raise NotRead(f"the question lacks {marker!r}")
-    return text[at + len(marker):].strip().rstrip("?").strip()
-
-
-def _truths(asked: _Asked, task: str, question: str, items: list[str], fmt: str) -> list[bool]:
-    """The truth of each item (the one asked about, or each choice)."""
+def _truths(asked: _Asked, task: str, form: re.Match[str], items: list[str]) -> list[bool]:
+    """The truth of each item (the one asked about, or each choice) of a question of ``form``."""
     d = asked.reading.domain
     exam = asked.exam
     if task == "app":
@@ -1154,51 +1169,43 @@ def _truths(asked: _Asked, task: str, question: str, items: list[str], fmt: str)
     if task == "land":
         return [asked.landmark(read_atoms(d, t)) for t in items]
     if task == "prog":
-        action = asked.action(read_action(d, _quoted(question)[-1]))
+        action = asked.action(read_action(d, form["action"]))
         if not isinstance(action, GroundAction) or not action.applicable(exam.state):
             raise NotRead("the action asked about does not apply in the state")
         after = action.apply(exam.state)
         return [asked.holds(read_atoms(d, t), after) for t in items]
+    plan = read_plan(d, form["plan"])
     if task == "val":
         # ACPBench's three levels: valid (every step names an action of the task; its distractor plans hold
         # an action of another domain), applicable (every step applies in turn), a plan (and the goal holds)
-        plan = read_plan(d, _quoted(question)[0])
         valid = all(isinstance(asked.action(item), GroundAction | None) for item in plan)
         index, end = exam.run(asked.steps(plan)) if valid else (0, exam.state)
         applies = valid and index == -1
         goal = applies and exam.task.is_goal(end)
-        claims = {"the sequence is not valid": not valid, "the sequence is not applicable": valid and not applies,
-                  "the sequence is applicable, but does not achieve the goal": applies and not goal,
-                  "the sequence is a plan": goal}
-        if fmt == "bool":
-            ending = question.rstrip("?").rstrip()
-            for tail, value in (("valid in this problem", valid), ("applicable in the current state", applies),
-                                ("a plan for the current state", goal)):
-                if ending.endswith(tail):
-                    return [value]
-            raise NotRead(f"an unknown question about a sequence: {question[-60:]!r}")
-        out = []
-        for t in items:
-            claim = _norm(t.rstrip("."))
-            if claim not in claims:
-                raise NotRead(f"an unknown claim about a sequence: {t!r}")
-            out.append(claims[claim])
-        return out
-    if task == "just":
-        # the question names the step(s), not their place: removable when removing them at some place where
-        # they stand (one step, or two consecutive ones) leaves a plan
-        plan = read_plan(d, _quoted(question)[0])
-        steps = asked.steps(plan)
-        out = []
-        for t in items:
-            removed = read_plan(d, t, separators=(" and ",))
-            n = len(removed)
-            starts = [i for i in range(len(plan) - n + 1) if plan[i:i + n] == removed]
-            if not starts:
-                raise NotRead(f"the plan has no step(s) {removed}")
-            out.append(any(exam.is_plan(steps[:i] + steps[i + n:]) for i in starts))
-        return out
-    raise NotRead(f"no plain-language form of {task}")
+        if "level" in form.groupdict():
+            return [{"valid in this problem": valid, "applicable in the current state": applies,
+                     "a plan for the current state": goal}[form["level"]]]
+        truth = {"not valid": not valid, "not applicable": valid and not applies, "no goal": applies and not goal,
+                 "plan": goal}
+        claims = [_CLAIMS.get(_norm(t.rstrip("."))) for t in items]
+        if None in claims:
+            raise NotRead(f"an unknown claim about a sequence among {items}")
+        return [truth[c] for c in claims if c is not None]
+    assert task == "just"
+    # the question names the step(s), not their place: removable when removing them at some place where
+    # they stand (one step, or two consecutive ones) leaves a plan
+    steps = asked.steps(plan)
+    size = 1 if form["size"] in ("action", "actions") else 2
+    out = []
+    for t in items:
+        removed = read_plan(d, t, separators=(" and ",)) if size == 2 else [read_action(d, t)]
+        if len(removed) != size:
+            raise NotRead(f"{t!r} names {len(removed)} steps where the question asks about {size}")
+        starts = [i for i in range(len(plan) - size + 1) if plan[i:i + size] == removed]
+        if not starts:
+            raise NotRead(f"the plan has no step(s) {removed}")
+        out.append(any(exam.is_plan(steps[:i] + steps[i + size:]) for i in starts))
+    return out
 
 
 def answer_nl(doc: Mapping[str, Any], task: str, fmt: str, sources: Mapping[str, str], *,
@@ -1208,30 +1215,25 @@ def answer_nl(doc: Mapping[str, Any], task: str, fmt: str, sources: Mapping[str,
     ``sources``: PDDL domain text per domain (:func:`domain_sources`). Raises
     :class:`NotRead` (text that fits no known phrasing, or a question it
     cannot decide, with the reason) and :class:`Undecided`."""
+    pattern = _QUESTIONS.get((task, fmt))
+    if pattern is None:
+        raise NotRead(f"no plain-language form of a {fmt} {task} question")
+    question = re.sub(r"\s+", " ", str(doc.get("question", ""))).strip()
+    form = re.fullmatch(pattern, question)
+    if form is None:
+        raise NotRead(f"the question is in no known form of a {fmt} {task} question: {question[:80]!r}")
     reading = read_context(str(doc.get("context", "")))
     if reading.domain.key not in sources:
         raise NotRead(f"no PDDL domain of {reading.domain.key} (give a generative question file of it)")
     asked = _Asked(reading, sources[reading.domain.key], state_limit)
-    question = re.sub(r"\s+", " ", str(doc.get("question", "")))
     if fmt == "bool":
-        readers: dict[str, Callable[[], str]] = {
-            "app": lambda: _after(question, "applicable in this state:"),
-            "areach": lambda: _quoted(question)[0],
-            "reach": lambda: _after(question, "the following holds:"),
-            "land": lambda: _after(question, "for the current state?"),
-            "prog": lambda: _quoted(question)[0],
-            "val": lambda: "",
-            "just": lambda: _after(question, "still have a valid plan:"),
-        }
-        if task not in readers:
-            raise NotRead(f"no boolean form of {task}")
-        item = readers[task]()
-        return "yes" if _truths(asked, task, question, [item], fmt)[0] else "no"
+        item = form.groupdict().get("item") or ""
+        return "yes" if _truths(asked, task, form, [item])[0] else "no"
     choices = doc.get("choices") or {}
     texts, labels = list(choices.get("text", [])), list(choices.get("label", []))
     if not texts or len(texts) != len(labels):
         raise NotRead("a multiple-choice question without its choices")
-    truths = _truths(asked, task, question, texts, fmt)
+    truths = _truths(asked, task, form, texts)
     right = [lab for lab, ok in zip(labels, truths, strict=True) if ok]
     if len(right) != 1:
         raise NotRead(f"{len(right)} of the choices are true" + (f" ({', '.join(right)})" if right else ""))

@@ -154,6 +154,8 @@ def test_every_phrasing_reads_back_alone_and_in_sequences(data) -> None:
 
 
 def _ask(question: str, group: str, **extra) -> str:
+    if "choices" in extra:  # ACPBench writes the choices into the question too
+        question += " " + " ".join(f"{k}. {t}." for k, t in zip(extra["choices"]["label"], extra["choices"]["text"]))
     doc = {"context": FERRY_CONTEXT, "question": question, "group": group, **extra}
     task = {"applicable_actions": "app", "reachable_action": "areach", "validation": "val",
             "action_justification": "just", "landmarks": "land", "reachable_atom": "reach"}[group.rpartition("_")[0]]
@@ -184,6 +186,8 @@ def test_answers_from_plain_language() -> None:
     with pytest.raises(NotRead):  # "fly from l0 to l1" is no ferry phrasing: never guessed
         _ask("Which of the following actions can eventually be applied?", "reachable_action_mc", choices=choices)
     choices["text"][3] = "debark the car c0 from the ferry to location c1"
+    with pytest.raises(NotRead, match="no known form"):
+        _ask("Which of the following actions can never be applied?", "reachable_action_mc", choices=choices)
     assert _ask("Which of the following actions can eventually be applied?", "reachable_action_mc",
                 choices=choices) == "B"
     # c0 must cross on the ferry; c1 is where the goal wants it and need never board
