@@ -29,16 +29,21 @@ def exam() -> None:
               "a summary per task and format goes to stderr.")
 @click.option("--state-limit", type=click.IntRange(1, None), default=None,
               help="States one search may store before the answer is left undecided.")
-def answer(files: tuple[str, ...], compare: bool, state_limit: int | None) -> None:
+@click.option("--pddl-from", "pddl_from", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A generative question file whose PDDL_domain serves the plain-language questions of its "
+                   "domain (repeatable; default: the *.gen.json files beside FILE and in its sibling folders).")
+def answer(files: tuple[str, ...], compare: bool, state_limit: int | None, pddl_from: tuple[str, ...]) -> None:
     """Print one JSON line {"id", "answer"} per question of FILES (.json or .json.gz in ACPBench's schema).
 
-    A question without PDDL (ACPBench's published boolean and multiple-choice
-    files) gets "answer": null and an "error" saying so."""
+    A boolean or multiple-choice question without PDDL (ACPBench's published
+    ones) is read from its plain language; one that cannot be read gets
+    "answer": null and an "error" saying why."""
     from .exam_questions import compare as compare_label
     from .exam_questions import format_of, iter_answers, task_of
 
     summary: Counter[tuple[str, str, str]] = Counter()
-    for doc, value, error in iter_answers(list(files), state_limit=state_limit):
+    for doc, value, error in iter_answers(list(files), state_limit=state_limit,
+                                          pddl_from=list(pddl_from) if pddl_from else None):
         line: dict[str, object] = {"id": doc.get("id"), "answer": value}
         if error:
             line["error"] = error

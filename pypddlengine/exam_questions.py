@@ -97,13 +97,26 @@ def match_action(exam: ExamTask, text: str) -> Any:
     return None if best is None else best[1]
 
 
-def answer_question(doc: Mapping[str, Any], *, state_limit: int | None = None, exam: ExamTask | None = None) -> Any:
+def answer_question(doc: Mapping[str, Any], *, state_limit: int | None = None, exam: ExamTask | None = None,
+                    sources: Mapping[str, str] | None = None) -> Any:
     """The exact answer to ``doc`` in the dataset's shape; raises
-    :class:`Unanswerable` for a question without PDDL (ACPBench's boolean
-    and multiple-choice files) and :class:`PDDLError` for bad PDDL. ``exam``:
-    the task of ``doc``'s PDDL when already built (its answers are reused)."""
+    :class:`Unanswerable` for a question it cannot read and :class:`PDDLError`
+    for bad PDDL. ``exam``: the task of ``doc``'s PDDL when already built (its
+    answers are reused). A boolean or multiple-choice question without PDDL
+    (ACPBench's published ones) is read from its plain language
+    (:mod:`pypddlengine.exam_nl`), its domain's PDDL taken from ``sources``
+    (``{domain: PDDL text}``, see :func:`pypddlengine.exam_nl.domain_sources`)."""
     task = task_of(doc)
     if "PDDL_domain" not in doc or "PDDL_problem" not in doc:
+        if format_of(doc) != "gen" and sources is not None:
+            from .exam_nl import NotRead, Undecided, answer_nl
+
+            try:
+                return answer_nl(doc, task, format_of(doc), sources, state_limit=state_limit)
+            except NotRead as err:
+                raise Unanswerable(f"not read: {err}") from err
+            except Undecided as err:
+                raise Unanswerable(f"undecided: {err}") from err
         raise Unanswerable("the question carries no PDDL_domain/PDDL_problem (only a natural-language context)")
     if exam is None:
         kwargs = {} if state_limit is None else {"state_limit": state_limit}
@@ -256,13 +269,26 @@ def agrees(doc: Mapping[str, Any], answer: Any) -> bool:
     return compare(doc, answer)[0] == "agree"
 
 
-def iter_answers(paths: list[str], *, state_limit: int | None = None) -> Iterator[tuple[dict[str, Any], Any, str]]:
+def iter_answers(paths: list[str], *, state_limit: int | None = None,
+                 pddl_from: list[str] | None = None) -> Iterator[tuple[dict[str, Any], Any, str]]:
     """``(question, answer, error)`` for every question of ``paths``; ``error``
-    is empty when the answer is an answer."""
+    is empty when the answer is an answer. ``pddl_from``: generative question
+    files whose ``PDDL_domain`` serves the plain-language questions of the
+    same domain (default: the ``*.gen.json`` files beside each file and in the
+    folders beside its folder, ACPBench's layout)."""
+    from .exam_nl import domain_sources, sibling_sources
+
+    def sources_of(files: list[str]) -> dict[str, str]:
+        return domain_sources(doc for f in files for doc in read_questions(f))
+
+    fixed = sources_of(pddl_from) if pddl_from is not None else None
     for path in paths:
+        sources: dict[str, str] | None = fixed
         for doc in read_questions(path):
+            if sources is None and "PDDL_domain" not in doc and format_of(doc) != "gen":
+                sources = sources_of(sibling_sources(path))
             try:
-                yield doc, answer_question(doc, state_limit=state_limit), ""
+                yield doc, answer_question(doc, state_limit=state_limit, sources=sources), ""
             except (Unanswerable, PDDLError) as err:
                 yield doc, None, str(err)
 

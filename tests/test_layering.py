@@ -33,7 +33,7 @@ ENGINE_LAYERS = {
     "grounding": 6, "lazy": 6,
     "validate": 7, "temporal": 7, "feedback": 7, "heuristics": 7, "numeric_heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
     "session": 8, "temporal_session": 8,
-    "loading": 9, "exam": 9, "exam_questions": 9, "exam_make": 9,
+    "loading": 9, "exam": 9, "exam_nl": 9, "exam_questions": 9, "exam_make": 9,
     "__init__": 10,
     # the adapters
     "play": 11, "mcp_server": 11, "cli_relabel": 11, "cli_exam": 11, "gym": 11, "up": 11, "file_commands": 11,
