@@ -17,7 +17,7 @@ it with the validator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -32,6 +32,7 @@ from .sources import PDDLSource, read_task_sources
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
 from .temporal import (
     DEFAULT_EPSILON,
+    TemporalFailure,
     TemporalReport,
     TemporalTask,
     _copy,
@@ -403,9 +404,23 @@ class TemporalSession:
         return "".join(f"{plan_number(t)}: {a}{'' if d is None else f' [{plan_number(d)}]'}\n"
                        for t, a, d in self.history())
 
-    def validate(self) -> TemporalReport:
-        """Judge the history with the validator (the same semantics)."""
-        return validate_timed_plan(self.task, self.plan_text(), self.epsilon)
+    def validate(self, epsilon: Value | None = None) -> TemporalReport:
+        """Judge the history with the validator (the same semantics), at the
+        session's tolerance or ``epsilon``. While actions run, the history is
+        not yet a timed plan (a durative action needs its end): the verdict is
+        then invalid, ``ACTIONS_RUNNING``, naming them, rather than a verdict
+        on the plan without them."""
+        report = validate_timed_plan(self.task, self.plan_text(), self.epsilon if epsilon is None else epsilon)
+        running = self.running
+        if not running:
+            return report
+        names = "; ".join(f"{r.action} (id {r.id}, started at {to_text(r.start)})" for r in running)
+        what = "1 action is" if len(running) == 1 else f"{len(running)} actions are"
+        failure = TemporalFailure(
+            time=self.clock, step=None, action=running[0].action, code="ACTIONS_RUNNING",
+            message=f"{what} still running: {names}; a timed plan gives each action its end: end them "
+                    "first, or validate a given plan")
+        return replace(report, valid=False, failure=failure)
 
     def reset(self) -> None:
         """Back to time 0 and the initial state (checkpoints are kept; undo then returns False)."""

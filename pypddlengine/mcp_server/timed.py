@@ -149,7 +149,7 @@ def validate(s: TemporalSession, plan: list[str] | str | None, epsilon: float | 
         raise ToolFailure("PLAN_TOO_LONG", f"the plan has more than {max_steps:,} lines")
     try:
         eps = s.epsilon if epsilon is None else Fraction(str(epsilon))
-        report: TemporalReport = validate_timed_plan(s.task, text, eps)
+        report: TemporalReport = s.validate(eps) if plan is None else validate_timed_plan(s.task, text, eps)
     except PDDLError as err:
         raise _tool_error(err) from None
     f = report.failure
@@ -198,14 +198,25 @@ def checkpoint(entry: SessionEntry, s: TemporalSession, op: str, name: str | Non
         checkpoints=[m.CheckpointInfo(name=n, step=k) for n, k in s.checkpoints()])
 
 
+_RUNNING = " (started, still running)"
+
+
+def _taken(s: TemporalSession) -> list[tuple[Fraction, str, str]]:
+    """The history's steps (start, action, ``" [duration]"`` or ``""``), then each running action (not yet in the
+    timed plan)."""
+    return ([(t, a, "" if d is None else f" [{_num(d)}]") for t, a, d in s.history()]
+            + [(r.start, r.action, _RUNNING) for r in s.running])
+
+
 def undo(entry: SessionEntry, s: TemporalSession, steps: int) -> m.UndoOutcome:
-    before, plan, clock = set(s.facts()), s.plan_text().splitlines(), s.clock
+    before, plan, clock = set(s.facts()), _taken(s), s.clock
     n = 0
     while n < steps and s.undo():
         n += 1
     entry.undos += n
-    after, now = set(s.facts()), s.plan_text().splitlines()
-    undone = [line for line in plan if line not in now][::-1]
+    after, now = set(s.facts()), set(_taken(s))
+    undone = [f"{'the end of ' if d != _RUNNING and (t, a, _RUNNING) in now else ''}{_num(t)}: {a}{d}"
+              for t, a, d in reversed(plan) if (t, a, d) not in now]  # an ended action running again: its end
     if clock != s.clock:
         undone.append(f"advance_time from {_num(s.clock)} to {_num(clock)}")
     return m.UndoOutcome(undone=undone if n else [], step=s.step_count(), goal_reached=s.goal_reached(),

@@ -69,6 +69,25 @@ def test_an_agent_waits_ends_and_reaches_the_goal(kitchen: TemporalSession) -> N
         assert verdict.valid and verdict.value_text == "38"
 
 
+def test_the_history_is_judged_only_once_nothing_runs(kitchen: TemporalSession) -> None:
+    """While an action runs the history is no timed plan yet: the verdict says so (ACTIONS_RUNNING, naming
+    each running action), not a verdict on the plan without it (which would read a missing start's effects)."""
+    s = kitchen
+    s.start("(bake)")
+    s.advance(20)
+    s.start("(shop)")
+    report = s.validate()
+    assert not report.valid and report.failure is not None and report.failure.code == "ACTIONS_RUNNING"
+    assert report.failure.time == 20 and "(bake) (id 1, started at 0)" in report.failure.message
+    assert "2 actions are still running" in report.summary()
+    s.advance(30)
+    s.end("bake")
+    assert s.validate().failure.code == "ACTIONS_RUNNING"  # (shop) still runs
+    s.end("shop")
+    report = s.validate(Fraction(1, 1000))
+    assert report.failure is None and not report.valid and report.unsatisfied_goals == ("(rested)",)
+
+
 def test_undo_and_checkpoints_restore_clock_running_and_state(kitchen: TemporalSession) -> None:
     s = kitchen
     s.checkpoint("begin")

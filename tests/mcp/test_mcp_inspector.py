@@ -204,3 +204,73 @@ def test_typescript_client_runs_a_session(inspector: str, transport: str, tmp_pa
     assert bad_schema["isError"] is True and bad_schema["content"][0]["text"].startswith("[INVALID_ARGUMENT] ")
     assert history["structuredContent"]["actions"] == ["(unstack c a)"]
     assert closed["structuredContent"]["closed"] is True
+
+
+# A temporal session (issue 31) through the same TypeScript SDK: every tool time adds or changes (the clock,
+# running actions, advance_time, '(end ID)', timed histories and plans) is checked against its outputSchema.
+TIMED_CALLS = [
+    ["initialise_session", {"task": "workshop/p02"}],
+    ["query_applicable_actions", {"session_id": "$SID"}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(hold-lamp t2 b1) [7]"}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(repair t1 m1 b1)"}],  # refused: not lit yet
+    ["advance_time", {"session_id": "$SID", "to": 0.01}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(repair t1 m1 b1)"}],
+    ["explain_action", {"session_id": "$SID", "action": "(test t1 m1 b1)"}],
+    ["checkpoint", {"session_id": "$SID", "op": "save", "checkpoint": "repairing"}],
+    ["query_current_state", {"session_id": "$SID"}],
+    ["validate_complete_plan", {"session_id": "$SID"}],  # two actions still running
+    ["advance_time", {"session_id": "$SID", "next_event": True}],
+    ["query_applicable_actions", {"session_id": "$SID"}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(end 2)"}],
+    ["advance_time", {"session_id": "$SID", "to": 6.02}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(test t1 m1 b1)"}],
+    ["undo_last_action", {"session_id": "$SID"}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(test t1 m1 b1)"}],
+    ["advance_time", {"session_id": "$SID", "to": 9}],  # refused: the lamp must end at 7
+    ["advance_time", {"session_id": "$SID", "next_event": True}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(end 1)"}],
+    ["advance_time", {"session_id": "$SID", "next_event": True}],
+    ["execute_single_action", {"session_id": "$SID", "action": "(end 3)"}],
+    ["query_action_history", {"session_id": "$SID"}],
+    ["validate_complete_plan", {"session_id": "$SID"}],
+    ["validate_complete_plan", {"session_id": "$SID", "plan": "0: (repair t1 m1 b1) [6]\n"}],
+    ["validate_complete_plan", {"session_id": "$SID", "plan": "0: (repair t1 m1 b1 [6]\n"}],
+    ["advance_time", {"session_id": "$SID", "to": -1}],
+    ["undo_last_action", {"session_id": "$SID"}],  # the test's end
+    ["checkpoint", {"session_id": "$SID", "op": "restore", "checkpoint": "repairing"}],
+    ["close_session", {"session_id": "$SID"}],
+]
+
+
+def test_typescript_client_steps_through_time(inspector: str, tmp_path: Path) -> None:
+    modules = sdk_modules(Path(inspector).parents[1] / "@modelcontextprotocol")
+    script = tmp_path / "client.mjs"
+    script.write_text(TS_CLIENT)
+    proc = subprocess.run(["node", str(script), *modules, "stdio", sys.executable, *serve_command()[1:]],
+                          input=json.dumps(TIMED_CALLS), capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    out = json.loads(proc.stdout)
+    thrown = [r for r in out["results"] if "thrown" in r]
+    assert not thrown, thrown  # e.g. -32602 Structured content does not match the tool's output schema
+    got = [r["result"] for r in out["results"]]
+    ok = [r.get("structuredContent") for r in got]
+    assert "advance_time" in out["tools"] and ok[1]["clock"] == 0 and ok[1]["starts"]
+    assert ok[2]["success"] and ok[2]["running"][0]["id"] == 1
+    assert ok[3]["success"] is False and ok[3]["failure"]["unsatisfied"] == ["(lit b1)"]
+    assert ok[4]["success"] and ok[4]["clock"] == 0.01 and ok[5]["success"]
+    assert ok[6]["applicable"] is False and ok[7]["name"] == "repairing"
+    assert [r["action"] for r in ok[8]["running"]] == ["(hold-lamp t2 b1)", "(repair t1 m1 b1)"]
+    assert ok[9]["valid"] is False and ok[9]["failure"]["code"] == "ACTIONS_RUNNING"
+    assert ok[10]["clock"] == 6.01 and ok[11]["actions"] == ["(end 2)"] and ok[12]["success"]
+    assert ok[14]["success"] and ok[15]["undone"] == ["6.02: (test t1 m1 b1) (started, still running)"]
+    assert ok[16]["success"] and ok[17]["success"] is False and ok[17]["clock"] == 6.02
+    assert ok[19]["success"] and ok[21]["success"] and ok[21]["goal_reached"] is True
+    assert ok[22]["actions"] == ["0: (hold-lamp t2 b1) [7]", "0.01: (repair t1 m1 b1) [6]",
+                                 "6.02: (test t1 m1 b1) [2]"]
+    assert ok[23]["valid"] is True and ok[23]["makespan"] == 8.02
+    assert ok[24]["valid"] is False and ok[24]["failure"]["time"] == 0
+    for bad, code in ((got[25], "SYNTAX_ERROR"), (got[26], "INVALID_ARGUMENT")):
+        assert bad["isError"] is True and "structuredContent" not in bad
+        assert bad["content"][0]["text"].startswith(f"[{code}] ")
+    assert ok[27]["undone"] == ["the end of 6.02: (test t1 m1 b1) [2]"] and ok[27]["goal_reached"] is False
+    assert ok[28]["step"] == 2 and ok[29]["closed"] is True
