@@ -954,8 +954,8 @@ static PyObject *lmcut(PyObject *self, PyObject *args) {
             for (int64_t e = bp[a]; e < bp[a + 1]; e++) {
                 int32_t o = bi[e];
                 if (sup[o] != a || supc[o] <= v) continue;
-                int32_t best = a; /* on a tie the supporter stays (as in Fast Downward) */
-                int64_t bv = v;
+                int32_t best = -1; /* the first precondition of the largest value */
+                int64_t bv = -1;
                 for (int64_t f = pp[o]; f < pp[o + 1]; f++) {
                     if (hm[pi[f]] > bv) {
                         bv = hm[pi[f]];

@@ -178,7 +178,7 @@ class LMCut:
                 for o in by_pre[a]:
                     if sup[o] != a or supc[o] <= v:
                         continue
-                    best, bv = a, v  # on a tie the supporter stays (as in Fast Downward)
+                    best, bv = -1, -1  # the first precondition of the largest value
                     for p in pre[o]:
                         if hm[p] > bv:
                             best, bv = p, hm[p]
