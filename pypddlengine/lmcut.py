@@ -26,6 +26,7 @@ import heapq
 import itertools
 from array import array
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from .heuristics import INF, _relaxed
@@ -73,10 +74,11 @@ class LMCut:
 
     @classmethod
     def of(cls, task: Task) -> LMCut | None:
-        """LM-cut of ``task``, ``None`` when the task is beyond plain STRIPS."""
+        """LM-cut of ``task``, ``None`` when the task is beyond plain STRIPS (or
+        an action's cost is negative or undefined)."""
         if (task.derived_atoms or task.goal_cond is not None or task.goal_neg or any(g < 0 for g in task.goal_pos)
                 or any(a.__class__ is not GroundAction for a in task.actions)
-                or any(not (a.cost >= 0) for a in task.actions)):
+                or any(not (isinstance(a.cost, int | float | Fraction) and a.cost >= 0) for a in task.actions)):
             return None
         return cls(task)
 

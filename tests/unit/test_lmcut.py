@@ -221,3 +221,20 @@ def test_c_lmcut_refuses_bad_input_with_python_errors() -> None:
     arrays[0] = arrays[0][:-1]  # offsets of one operator fewer
     with pytest.raises(ValueError, match="sizes"):
         heuristics._relaxed.lmcut(*arrays, [0])
+
+
+def test_fractional_costs_run_the_exact_python_loop() -> None:
+    """Costs 0.5 and 1.25 (exact fractions): no C loop; h_max <= LM-cut <= h+ <= h* in every state, and nexta exact."""
+    ops = [(frozenset({0}), frozenset({1}), frozenset({0}), "0.5"), (frozenset({1}), frozenset({2}), frozenset(), "1.25"),
+           (frozenset({0}), frozenset({2}), frozenset(), "2.5"), (frozenset({2}), frozenset({0}), frozenset({2}), "0.5")]
+    exam = ExamTask(*strips_text(3, ops, frozenset({0}), frozenset({1, 2})))  # type: ignore[arg-type]
+    lm = exam.lmcut()
+    assert lm is not None and not lm.accelerated
+    edges = reachable_states(exam)
+    dist = optimal_costs(exam, edges)
+    for s in edges:
+        assert exam._h_max(s) <= lm(s) <= h_plus(exam, s) <= dist.get(s, INF)
+    result = exam.next_actions()
+    assert result["maybe"] == [] and result["opt"] == dist[exam.state]
+    for a, t in edges[exam.state]:
+        assert exam.action_text(a) in result["yes" if a.cost + dist.get(t, INF) == dist[exam.state] else "no"]
