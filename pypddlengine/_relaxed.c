@@ -35,6 +35,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the next atom id of an iterator, in [0, limit): 1 with *a set, 0 at the end, -1 with a Python error set */
+static int next_atom(PyObject *it, Py_ssize_t limit, const char *who, Py_ssize_t *a) {
+    PyObject *item = PyIter_Next(it);
+    if (!item) return PyErr_Occurred() ? -1 : 0;
+    *a = PyLong_AsSsize_t(item);
+    Py_DECREF(item);
+    if (*a == -1 && PyErr_Occurred()) return -1;
+    if (*a < 0 || *a >= limit) {
+        PyErr_Format(PyExc_IndexError, "%s: atom out of range", who);
+        return -1;
+    }
+    return 1;
+}
+
 typedef struct {
     int32_t *items;
     Py_ssize_t len, cap;
@@ -234,15 +248,8 @@ static PyObject *explore(PyObject *self, PyObject *args) {
     }
     PyObject *it = PyObject_GetIter(first);
     if (!it) goto done;
-    PyObject *item;
-    while ((item = PyIter_Next(it))) {
-        Py_ssize_t a = PyLong_AsSsize_t(item);
-        Py_DECREF(item);
-        if (a == -1 && PyErr_Occurred()) break;
-        if (a < 0 || a >= n - 1) {
-            PyErr_SetString(PyExc_IndexError, "explore: atom out of range");
-            break;
-        }
+    Py_ssize_t a;
+    while (next_atom(it, n - 1, "explore", &a) > 0) {
         cost[a] = 0;
         if (bucket_append(&q.buckets[zero], (int32_t)a) < 0) {
             PyErr_NoMemory();
@@ -424,15 +431,8 @@ static PyObject *labels(PyObject *self, PyObject *args) {
     label[n].len = 0; /* the always-true atom */
     PyObject *it = PyObject_GetIter(init);
     if (!it) goto done;
-    PyObject *item;
-    while ((item = PyIter_Next(it))) {
-        Py_ssize_t a = PyLong_AsSsize_t(item);
-        Py_DECREF(item);
-        if (a == -1 && PyErr_Occurred()) break;
-        if (a < 0 || a >= n) {
-            PyErr_SetString(PyExc_IndexError, "labels: atom out of range");
-            break;
-        }
+    Py_ssize_t a;
+    while (next_atom(it, n, "labels", &a) > 0) {
         if (label[a].len < 0) {
             label[a].v = malloc(sizeof(int32_t));
             if (!label[a].v) {
@@ -728,11 +728,281 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ LM-cut
+ *
+ * lmcut(pre_ptr, pre_idx, add_ptr, add_idx, by_pre_ptr, by_pre_idx, by_add_ptr, by_add_idx, cost, state) -> int
+ *
+ * The LM-cut value of a state (Helmert and Domshlak 2009) exactly as
+ * lmcut.LMCut.python_value computes it (same queue order, so the same
+ * supporters and cuts): -1 when the goal is unreachable in the relaxation.
+ * Operators (compressed rows, offsets int64, entries int32) have at least
+ * one precondition; atom n_atoms - 2 always holds (the precondition of an
+ * action without one), atom n_atoms - 1 is the goal, added by a zero-cost
+ * operator needing the goal atoms. cost: int64[n_ops], not negative, whose
+ * sum is below 2**31 (checked by the caller). state: an iterable of atom ids.
+ */
+
+static int heap64_push(uint64_t **heap, Py_ssize_t *len, Py_ssize_t *cap, uint64_t key) {
+    if (*len == *cap) {
+        Py_ssize_t c = *cap ? *cap * 2 : 256;
+        uint64_t *h = realloc(*heap, c * sizeof(uint64_t));
+        if (!h) return -1;
+        *heap = h;
+        *cap = c;
+    }
+    uint64_t *h = *heap;
+    Py_ssize_t i = (*len)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (h[parent] <= key) break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = key;
+    return 0;
+}
+
+static uint64_t heap64_pop(uint64_t *h, Py_ssize_t *len) {
+    uint64_t top = h[0];
+    uint64_t last = h[--(*len)];
+    Py_ssize_t n = *len, i = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && h[child + 1] < h[child]) child++;
+        if (h[child] >= last) break;
+        h[i] = h[child];
+        i = child;
+    }
+    if (n) h[i] = last;
+    return top;
+}
+
+#define LM_INF INT64_MAX
+#define LM_ZONE 1
+#define LM_REACHED 2
+
+/* the cheapest queued atom, its value in *v; -1 when that entry is stale (the atom got cheaper since) */
+static inline int32_t lm_pop(uint64_t *heap, Py_ssize_t *len, const int64_t *hm, int64_t *v) {
+    uint64_t key = heap64_pop(heap, len);
+    int32_t a = (int32_t)(key & 0xffffffffu);
+    *v = (int64_t)(key >> 32);
+    return *v > hm[a] ? -1 : a;
+}
+
+/* operator o's effects at cost c: each atom it makes cheaper is lowered and queued; -1 when out of memory */
+static int lm_lower(const int64_t *ap, const int32_t *ai, int32_t o, int64_t c, int64_t *hm, uint64_t **heap,
+                    Py_ssize_t *len, Py_ssize_t *cap) {
+    for (int64_t f = ap[o]; f < ap[o + 1]; f++) {
+        int32_t q = ai[f];
+        if (c < hm[q]) {
+            hm[q] = c;
+            if (heap64_push(heap, len, cap, (uint64_t)c << 32 | (uint64_t)q) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *lmcut(PyObject *self, PyObject *args) {
+    Py_buffer pre_ptr, pre_idx, add_ptr, add_idx, by_pre_ptr, by_pre_idx, by_add_ptr, by_add_idx, cost0;
+    PyObject *state;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*O", &pre_ptr, &pre_idx, &add_ptr, &add_idx, &by_pre_ptr,
+                          &by_pre_idx, &by_add_ptr, &by_add_idx, &cost0, &state))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *hm = NULL, *cost = NULL, *supc = NULL;
+    int32_t *unsat = NULL, *sup = NULL, *stamp = NULL, *init = NULL, *stack = NULL, *cut = NULL;
+    uint8_t *status = NULL;
+    uint64_t *heap = NULL;
+    Py_ssize_t heap_len = 0, heap_cap = 0, n_init = 0;
+    Py_ssize_t n_ops = cost0.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n = by_pre_ptr.len / (Py_ssize_t)sizeof(int64_t) - 1; /* atoms, the two extra ones included */
+    const int64_t *pp = pre_ptr.buf, *ap = add_ptr.buf, *bp = by_pre_ptr.buf, *dp = by_add_ptr.buf;
+    const int32_t *pi = pre_idx.buf, *ai = add_idx.buf, *bi = by_pre_idx.buf, *di = by_add_idx.buf;
+    if (n < 2 || n >= INT32_MAX || by_add_ptr.len != by_pre_ptr.len ||
+        pre_ptr.len != (n_ops + 1) * (Py_ssize_t)sizeof(int64_t) || add_ptr.len != pre_ptr.len ||
+        pp[n_ops] * (Py_ssize_t)sizeof(int32_t) != pre_idx.len || ap[n_ops] * (Py_ssize_t)sizeof(int32_t) != add_idx.len ||
+        bp[n] * (Py_ssize_t)sizeof(int32_t) != by_pre_idx.len || dp[n] * (Py_ssize_t)sizeof(int32_t) != by_add_idx.len) {
+        PyErr_SetString(PyExc_ValueError, "lmcut: array sizes do not match");
+        goto done;
+    }
+    Py_ssize_t ops = n_ops ? n_ops : 1;
+    hm = malloc(n * sizeof(int64_t));
+    cost = malloc(ops * sizeof(int64_t));
+    unsat = malloc(ops * sizeof(int32_t));
+    sup = malloc(ops * sizeof(int32_t));
+    supc = malloc(ops * sizeof(int64_t));
+    stamp = malloc(ops * sizeof(int32_t));
+    cut = malloc(ops * sizeof(int32_t));
+    init = malloc(n * sizeof(int32_t));
+    stack = malloc(n * sizeof(int32_t));
+    status = calloc(n, 1);
+    if (!hm || !cost || !supc || !stamp || !unsat || !sup || !cut || !init || !stack || !status) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(cost, cost0.buf, n_ops * sizeof(int64_t));
+    const int32_t truth = (int32_t)(n - 2), goal = (int32_t)(n - 1);
+    PyObject *it = PyObject_GetIter(state);
+    if (!it) goto done;
+    Py_ssize_t a;
+    while (next_atom(it, truth, "lmcut", &a) > 0) {
+        if (!status[a]) { /* a set has no duplicates, but any iterable may come */
+            status[a] = 1;
+            init[n_init++] = (int32_t)a;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) goto done;
+    init[n_init++] = truth;
+    int64_t total = 0;
+    /* h_max with supporters (the precondition settled last) and their values */
+    for (Py_ssize_t i = 0; i < n; i++) hm[i] = LM_INF;
+    for (Py_ssize_t o = 0; o < n_ops; o++) {
+        unsat[o] = (int32_t)(pp[o + 1] - pp[o]);
+        sup[o] = -1;
+        stamp[o] = 0;
+    }
+    for (Py_ssize_t k = 0; k < n_init; k++) {
+        hm[init[k]] = 0;
+        if (heap64_push(&heap, &heap_len, &heap_cap, (uint64_t)init[k]) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    while (heap_len) {
+        int64_t v;
+        int32_t a = lm_pop(heap, &heap_len, hm, &v);
+        if (a < 0) continue;
+        for (int64_t e = bp[a]; e < bp[a + 1]; e++) {
+            int32_t o = bi[e];
+            if (--unsat[o]) continue;
+            sup[o] = a;
+            supc[o] = v;
+            if (lm_lower(ap, ai, o, v + cost[o], hm, &heap, &heap_len, &heap_cap) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+    }
+    for (int32_t round = 1;; round++) {
+        if (hm[goal] == LM_INF) {
+            total = -1;
+            break;
+        }
+        if (hm[goal] == 0) break;
+        /* the goal zone: atoms from which zero-cost supported operators reach the goal */
+        memset(status, 0, n);
+        Py_ssize_t top = 0;
+        status[goal] = LM_ZONE;
+        stack[top++] = goal;
+        while (top) {
+            int32_t q = stack[--top];
+            for (int64_t e = dp[q]; e < dp[q + 1]; e++) {
+                int32_t o = di[e];
+                if (cost[o] == 0 && sup[o] >= 0 && status[sup[o]] != LM_ZONE) {
+                    status[sup[o]] = LM_ZONE;
+                    stack[top++] = sup[o];
+                }
+            }
+        }
+        /* forward from the state through supporters, outside the zone: the operators entering it are the cut */
+        for (Py_ssize_t k = 0; k < n_init; k++) {
+            status[init[k]] = LM_REACHED;
+            stack[top++] = init[k];
+        }
+        Py_ssize_t n_cut = 0;
+        while (top) {
+            int32_t p = stack[--top];
+            for (int64_t e = bp[p]; e < bp[p + 1]; e++) {
+                int32_t o = bi[e];
+                if (sup[o] != p || stamp[o] == round) continue;
+                stamp[o] = round; /* met once, even when listed twice under p */
+                int entering = 0;
+                for (int64_t f = ap[o]; f < ap[o + 1]; f++) {
+                    int32_t q = ai[f];
+                    if (status[q] == LM_ZONE) {
+                        entering = 1;
+                    } else if (!status[q]) {
+                        status[q] = LM_REACHED;
+                        stack[top++] = q;
+                    }
+                }
+                if (entering) cut[n_cut++] = o;
+            }
+        }
+        if (!n_cut) break; /* cannot happen for a finite positive h_max; stays admissible regardless */
+        int64_t m = LM_INF;
+        for (Py_ssize_t k = 0; k < n_cut; k++)
+            if (cost[cut[k]] < m) m = cost[cut[k]];
+        if (m <= 0) break; /* likewise impossible: a cut operator has a positive cost */
+        total += m;
+        /* h_max again, incrementally: only the cut operators got cheaper (as Fast Downward's LM-cut does) */
+        heap_len = 0;
+        for (Py_ssize_t k = 0; k < n_cut; k++) {
+            int32_t o = cut[k];
+            cost[o] -= m;
+            if (lm_lower(ap, ai, o, supc[o] + cost[o], hm, &heap, &heap_len, &heap_cap) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        while (heap_len) {
+            int64_t v;
+            int32_t a = lm_pop(heap, &heap_len, hm, &v);
+            if (a < 0) continue;
+            for (int64_t e = bp[a]; e < bp[a + 1]; e++) {
+                int32_t o = bi[e];
+                if (sup[o] != a || supc[o] <= v) continue;
+                int32_t best = -1; /* the first precondition of the largest value */
+                int64_t bv = -1;
+                for (int64_t f = pp[o]; f < pp[o + 1]; f++) {
+                    if (hm[pi[f]] > bv) {
+                        bv = hm[pi[f]];
+                        best = pi[f];
+                    }
+                }
+                sup[o] = best;
+                int64_t old = supc[o];
+                supc[o] = bv;
+                if (bv != old && lm_lower(ap, ai, o, bv + cost[o], hm, &heap, &heap_len, &heap_cap) < 0) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+            }
+        }
+    }
+    result = PyLong_FromLongLong(total);
+done:
+    free(hm);
+    free(cost);
+    free(unsat);
+    free(sup);
+    free(supc);
+    free(stamp);
+    free(cut);
+    free(init);
+    free(stack);
+    free(status);
+    free(heap);
+    PyBuffer_Release(&pre_ptr);
+    PyBuffer_Release(&pre_idx);
+    PyBuffer_Release(&add_ptr);
+    PyBuffer_Release(&add_idx);
+    PyBuffer_Release(&by_pre_ptr);
+    PyBuffer_Release(&by_pre_idx);
+    PyBuffer_Release(&by_add_ptr);
+    PyBuffer_Release(&by_add_idx);
+    PyBuffer_Release(&cost0);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pack", pack, METH_O, "A list of tuples as compressed rows (see heuristics.RelaxedTask.csr)."},
     {"transpose", transpose, METH_VARARGS, "Compressed rows to compressed columns (see heuristics.RelaxedTask.csr)."},
     {"explore", explore, METH_VARARGS, "The integer-cost relaxed exploration (see heuristics.RelaxedTask.explore)."},
     {"labels", labels, METH_VARARGS, "Zhu & Givan landmark labels (see landmarks.find_landmarks)."},
+    {"lmcut", lmcut, METH_VARARGS, "The LM-cut value of a state (see lmcut.LMCut)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -35,6 +35,7 @@ from .errors import UnsupportedRequirementError
 from .grounding import ground
 from .heuristics import INF, relaxed_task
 from .lifted import compile_task
+from .lmcut import LMCut
 from .step import GroundAction, State
 from .syntax import parse_action_ref, parse_domain, parse_problem
 
@@ -86,8 +87,7 @@ class ExamTask:
         self._reachable: tuple[set[int], set[int], bool] | None = None
         self._pairs: list[int] | None = None
         self._memo: dict[str, Any] = {}
-        self._lm: tuple[Sequence[tuple[int, ...]], Sequence[tuple[int, ...]], Sequence[float],
-                        Sequence[list[int]]] | None = None
+        self._lm: LMCut | bool | None = None
         self._bfs: tuple[set[State], deque[State]] = (set(), deque())
 
     def _remember(self, key: str, compute: Callable[[], Any]) -> Any:
@@ -388,112 +388,27 @@ class ExamTask:
                 h = c
         return h
 
-    def _lmcut_setup(self) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[float], list[list[int]]] | None:
-        """LM-cut's operators (``pre``, ``add``, cost) over the task's atoms plus
-        two: ``n`` true in every state (the precondition of an action without
-        one) and ``n + 1`` the goal (added by an operator of cost 0 needing the
-        goal atoms); ``None`` for a task beyond plain STRIPS."""
-        task = self.task
-        if (task.derived_atoms or task.goal_cond is not None or task.goal_neg or any(g < 0 for g in task.goal_pos)
-                or any(a.__class__ is not GroundAction for a in task.actions)):
-            return None
-        n = len(task.atoms)
-        pres = [a.pre or (n,) for a in task.actions if a.add] + [tuple(task.goal_pos) or (n,)]
-        adds = [a.add for a in task.actions if a.add] + [(n + 1,)]
-        costs = [float(a.cost) for a in task.actions if a.add] + [0.0]
-        by_pre: list[list[int]] = [[] for _ in range(n + 2)]
-        for o, pre in enumerate(pres):
-            for p in pre:
-                by_pre[p].append(o)
-        return pres, adds, costs, by_pre
-
-    def _lmcut(self, state: State) -> float:
-        """LM-cut (Helmert and Domshlak 2009): admissible, often much closer to
-        the optimal cost than h_max, and costlier to compute."""
+    def lmcut(self) -> LMCut | None:
+        """LM-cut of the task (:mod:`pypddlengine.lmcut`), ``None`` beyond plain STRIPS."""
         if self._lm is None:
-            self._lm = self._lmcut_setup() or ((), (), (), ())
-        pres, adds, base, by_pre = self._lm
-        if not pres:
-            return self._h_max(state)
-        n = len(by_pre) - 2
-        goal = n + 1
-        cost = list(base)
-        nops = len(pres)
-        total = 0.0
-        while True:
-            hm = [INF] * (n + 2)
-            sup = [-1] * nops
-            unsat = [len(pre) for pre in pres]
-            heap = [(0.0, n)]
-            hm[n] = 0.0
-            for p in state:
-                hm[p] = 0.0
-                heap.append((0.0, p))
-            heapq.heapify(heap)
-            while heap:
-                v, p = heapq.heappop(heap)
-                if v > hm[p]:
-                    continue
-                for o in by_pre[p]:
-                    unsat[o] -= 1
-                    if unsat[o] == 0:
-                        sup[o] = p  # the last precondition settled has the largest h_max
-                        nv = v + cost[o]
-                        for q in adds[o]:
-                            if nv < hm[q]:
-                                hm[q] = nv
-                                heapq.heappush(heap, (nv, q))
-            if hm[goal] == INF:
-                return INF
-            if hm[goal] == 0:
-                return total
-            zone = {goal}  # atoms from which the goal is reached by zero-cost supported operators
-            stack = [goal]
-            achievers: list[list[int]] = [[] for _ in range(n + 2)]
-            for o in range(nops):
-                if sup[o] >= 0:
-                    for q in adds[o]:
-                        achievers[q].append(o)
-            while stack:
-                q = stack.pop()
-                for o in achievers[q]:
-                    if cost[o] == 0 and sup[o] not in zone:
-                        zone.add(sup[o])
-                        stack.append(sup[o])
-            cut: set[int] = set()
-            reached = {n, *state}
-            stack = list(reached)
-            while stack:
-                p = stack.pop()
-                for o in by_pre[p]:
-                    if sup[o] != p:
-                        continue
-                    if any(q in zone for q in adds[o]):
-                        cut.add(o)
-                    for q in adds[o]:
-                        if q not in zone and q not in reached:
-                            reached.add(q)
-                            stack.append(q)
-            if not cut:  # cannot happen for a finite positive h_max; stay admissible regardless
-                return total
-            m = min(cost[o] for o in cut)
-            total += m
-            for o in cut:
-                cost[o] -= m
+            self._lm = LMCut.of(self.task) or False
+        return self._lm if isinstance(self._lm, LMCut) else None
 
-    def optimal_region(self, state: State, heuristic: Callable[[State], float] | None = None
-                       ) -> tuple[float, dict[State, float]]:
+    def optimal_region(self, state: State, heuristic: Callable[[State], float] | None = None,
+                       limit: int | None = None) -> tuple[float, dict[State, float]]:
         """``(opt, rest)``: the cost of an optimal plan from ``state`` (``INF``
         when there is none) and, for every state an optimal plan from
         ``state`` passes, its exact optimal cost to the goal (other states
-        may appear with an upper bound). A* with h_max that goes on until
-        every state with f at most ``opt`` is expanded, reopening a state met
-        again at a lower g (with an admissible heuristic these include every
-        state of every optimal plan, each expanded at its optimal g; h_max is
-        moreover consistent, so nothing is reopened), then a backward
-        Dijkstra over the expanded edges. ``heuristic``: an admissible one,
-        h_max by default. Raises :class:`SearchLimit` when it stores ``state_limit //
-        10`` states."""
+        may appear with an upper bound). A* that goes on until every state
+        with f at most ``opt`` is expanded, reopening a state met again at a
+        lower g (with an admissible heuristic these include every state of
+        every optimal plan, each expanded at its optimal g; h_max is
+        moreover consistent, so nothing is reopened; LM-cut need not be),
+        then a backward Dijkstra over the expanded edges. ``heuristic``: an
+        admissible one, h_max by default; each state is evaluated once.
+        Raises :class:`SearchLimit` when it stores more than ``limit``
+        states (default: ``state_limit // 10`` with h_max, ``// 40`` with
+        another heuristic)."""
         task = self.task
         h_of = self._h_max if heuristic is None else heuristic
         h0 = h_of(state)
@@ -501,12 +416,14 @@ class ExamTask:
             return INF, {}
         counter = itertools.count()
         best = {state: 0.0}
+        seen_h = {state: h0}
         heap = [(h0, next(counter), 0.0, state)]
         opt = INF
         into: dict[State, list[tuple[float, State]]] = {}  # expanded edges, reversed
         closed: set[State] = set()
         goals: dict[State, None] = {}
-        limit = self.state_limit // (10 if heuristic is None else 40)
+        if limit is None:
+            limit = self.state_limit // (10 if heuristic is None else 40)
         while heap:
             f, _, g, s = heapq.heappop(heap)
             if f > opt:
@@ -524,7 +441,9 @@ class ExamTask:
                 g2 = g + a.cost
                 if g2 >= best.get(t, INF):
                     continue
-                h = h_of(t)
+                h = seen_h.get(t)
+                if h is None:
+                    h = seen_h[t] = h_of(t)
                 if h == INF or g2 + h > opt:
                     continue
                 best[t] = g2
@@ -560,9 +479,7 @@ class ExamTask:
         if banned_atom is not None and banned_atom in state:
             return None
 
-        def h(s: State) -> float:
-            return rt.evaluate(s, "add", plan=True).h_ff
-
+        h = rt.h_ff
         counter = itertools.count()
         parent: dict[State, tuple[State, GroundAction] | None] = {state: None}
         heap = [(h(state), next(counter), state)]
@@ -609,14 +526,29 @@ class ExamTask:
             return self._landmarks(atoms)
         return self._remember("landmarks", self._landmarks)  # type: ignore[no-any-return]
 
-    def _landmarks(self, atoms: Iterable[int] | None = None) -> dict[str, list[str]]:
+    def landmark_sample(self, yes: int = 1, no: int = 3) -> dict[str, list[str]]:
+        """Atoms proved landmarks and proved not, enough for questions about
+        a few atoms (``exam make``): :meth:`_landmarks` that stops deciding
+        once ``yes`` landmarks and ``no`` non-landmarks are proved. The cheap
+        proofs run first (every atom one plan from the state never makes true
+        is ``no``; the relaxation without the atom's achievers, then h^2,
+        prove ``yes``), a search for a plan avoiding an atom only while too
+        few are proved; atoms left undecided are in no list (a partial
+        answer, as ACPBench's labels are). Computed once per task."""
+        return self._remember(f"landmark_sample {yes} {no}",  # type: ignore[no-any-return]
+                              lambda: self._landmarks(enough=(yes, no)))
+
+    def _landmarks(self, atoms: Iterable[int] | None = None, enough: tuple[int, int] | None = None
+                   ) -> dict[str, list[str]]:
         """Classify atoms as fact landmarks of the state: ``yes`` (every plan
         makes it true at some point), ``no`` (some plan never does; atoms that
         never hold included),
         ``maybe`` (undecided within the limit). By default every atom of the
         task that holds neither in the state nor in the goal; when the task
         has no plan, nothing is a landmark question: all ``maybe`` stays empty
-        and every atom is ``yes`` (vacuously)."""
+        and every atom is ``yes`` (vacuously). With ``enough`` (``(y, n)``)
+        deciding stops once ``y`` atoms are ``yes`` and ``n`` are ``no``; the
+        atoms not decided by then are left out (see :meth:`landmark_sample`)."""
         task = self.task
         goal = set(task.goal_pos)
         if atoms is None:
@@ -638,13 +570,25 @@ class ExamTask:
                 passed.update(s)
             return {a for a in todo if a not in passed}
 
+        def done() -> bool:
+            return enough is not None and len(yes) >= enough[0] and len(no) >= enough[1]
+
         if plan:
             no = avoided(plan)
+        # cheapest proofs first: the relaxation, h^2, then a search per atom (each only while not done)
+        rest: list[int] = []
         for atom in todo:
+            if atom not in no:
+                (yes if self._relaxed_without(atom) else rest).append(atom)
+        searched: list[int] = []
+        for atom in rest:
+            if done():
+                break
+            (yes if self._h2_without(atom) else searched).append(atom)
+        for atom in searched:
+            if done():
+                break
             if atom in no:
-                continue
-            if self._relaxed_without(atom) or self._h2_without(atom):
-                yes.append(atom)
                 continue
             try:
                 found = self.any_plan(self.state, banned_atom=atom)
@@ -699,6 +643,18 @@ class ExamTask:
         """See the private method of the same name; computed once per task (a fresh copy each call)."""
         return self._remember("next_actions", self._next_actions)
 
+    def _optimal_searches(self) -> list[tuple[Callable[[State], float] | None, int]]:
+        """The optimal searches :meth:`next_actions` tries in turn, each
+        ``(heuristic, state limit)``: with LM-cut in C one A* with it up to
+        ``state_limit // 4`` states; otherwise A* with h_max (cheap, weak)
+        up to ``state_limit // 10``, then, for a plain STRIPS task, with
+        LM-cut in Python (about 30 times slower per state) up to
+        ``state_limit // 40``."""
+        lm = self.lmcut()
+        if lm is not None and lm.accelerated:
+            return [(lm, self.state_limit // 4)]
+        return [(None, self.state_limit // 10)] + ([(lm, self.state_limit // 40)] if lm is not None else [])
+
     def _next_actions(self) -> dict[str, object]:
         """Every applicable action classified: ``yes`` when it starts an
         optimal plan, ``no`` when it does not, ``maybe`` when a search hit its
@@ -706,14 +662,12 @@ class ExamTask:
         reported: a task without a plan has every action in ``no``)."""
         opt: float | None = None
         rest: dict[State, float] = {}
-        try:
-            opt, rest = self.optimal_region(self.state)
-        except SearchLimit:  # h_max is cheap but weak: LM-cut, when the task is plain STRIPS
-            if self._lmcut_setup() is not None:
-                try:
-                    opt, rest = self.optimal_region(self.state, self._lmcut)
-                except SearchLimit:
-                    pass
+        for heuristic, limit in self._optimal_searches():
+            try:
+                opt, rest = self.optimal_region(self.state, heuristic, limit)
+                break
+            except SearchLimit:
+                continue
         yes: list[str] = []
         no: list[str] = []
         maybe: list[str] = []

@@ -159,10 +159,31 @@ def _items(exam: ExamTask, rng: random.Random, task: str) -> tuple[list[dict[str
             taken = {tuple(q["remove"]) for q in yes}
             no = [{"plan": padded, "remove": [i]} for i in range(len(padded)) if (i,) not in taken][:10]
     elif task == "land":
-        marks = exam.landmarks()
+        marks = exam.landmark_sample()
         yes = [{"atom": t} for t in marks["yes"]]
         no = [{"atom": t} for t in marks["no"]]
     return yes, no
+
+
+def _truth(exam: ExamTask, task: str, query: dict[str, Any]) -> bool:
+    """A made query's truth, for the check that an MCQ has one right choice: a
+    land query's from the sample its atoms came from (every atom there proved),
+    any other's from :func:`query_truth`."""
+    if task == "land":
+        marks = exam.landmark_sample()
+        assert query["atom"] in marks["yes"] or query["atom"] in marks["no"]
+        return query["atom"] in marks["yes"]
+    return query_truth(exam, task, query)
+
+
+def _land_answer(exam: ExamTask) -> dict[str, list[str]]:
+    """A generative land question's answer: the atoms proved (not) landmarks by
+    :meth:`ExamTask.landmark_sample`, a partial answer as ACPBench's labels are
+    (``exam answer`` classifies every atom, and agrees with it)."""
+    marks = exam.landmark_sample()
+    if not marks["maybe"]:
+        del marks["maybe"]
+    return marks
 
 
 def _key(exam: ExamTask, text: str) -> tuple[int, ...]:
@@ -214,7 +235,7 @@ def _question(exam: ExamTask, rng: random.Random, task: str, fmt: str, domain: s
         if task == "nexta" and exam.task.is_goal(exam.state):
             return None
         doc["question"] = GEN_QUESTIONS[task].format(**fields)
-        doc["answer"] = answer_question(doc, exam=exam)
+        doc["answer"] = _land_answer(exam) if task == "land" else answer_question(doc, exam=exam)
         return doc
     yes, no = _items(exam, rng, task)
     if fmt == "bool":
@@ -234,5 +255,5 @@ def _question(exam: ExamTask, rng: random.Random, task: str, fmt: str, domain: s
     doc.update(question="Which of the following is true? " + " ".join(f"{x}. {t}" for x, t in zip(letters, texts)),
                choices={"text": texts, "label": letters}, pddl_query={"choices": choices},
                answer=letters[choices.index(right)])
-    assert all(query_truth(exam, task, q) == (q is right) for q in choices)
+    assert all(_truth(exam, task, q) == (q is right) for q in choices)
     return doc

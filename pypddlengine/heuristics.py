@@ -253,6 +253,18 @@ class RelaxedTask:
         cost, sup = self.explore_arrays(state, mode == "add", stop=True)
         return self.evaluation(state, mode, cost, sup, plan)
 
+    def h_ff(self, state: State) -> float:
+        """:meth:`evaluate`'s ``h_ff`` alone (the relaxed plan is not ordered): for searches that only rank states."""
+        if self.missing_goals:
+            return INF
+        cost, sup = self.explore_arrays(state, True, stop=True)
+        goals = self.goals
+        for g in goals:
+            if cost[g] == INF:
+                return INF
+        op_cost = self.cost
+        return float(sum(op_cost[o] for o in self.extract(goals, sup)))
+
     def evaluation(
         self, state: State, mode: str, cost: Sequence[float], sup: Sequence[int], plan: bool = True
     ) -> Evaluation:

@@ -31,7 +31,7 @@ ENGINE_LAYERS = {
     "lifted": 4,
     "step": 5, "task": 5, "joins": 5,
     "grounding": 6, "lazy": 6,
-    "validate": 7, "temporal": 7, "feedback": 7, "heuristics": 7, "numeric_heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
+    "validate": 7, "temporal": 7, "feedback": 7, "heuristics": 7, "lmcut": 7, "numeric_heuristics": 7, "landmarks": 7, "deadends": 7, "observation": 7,
     "session": 8, "temporal_session": 8,
     "loading": 9, "exam": 9, "exam_nl": 9, "exam_questions": 9, "exam_make": 9,
     "__init__": 10,

@@ -186,3 +186,17 @@ def test_incremental_equals_from_scratch_on_random_walks(name: str, mode: str, m
         else:
             path.append(rng.choice(task.applicable(state)).apply(state))
     assert max_affected < 1 or inc.incremental > 40
+
+
+@pytest.mark.parametrize("name", ["blocksworld/p03", "gripper/p01", "logistics/p01"])
+def test_h_ff_alone_equals_the_evaluation(name: str) -> None:
+    """RelaxedTask.h_ff (the value only, for searches) is evaluate()'s h_ff along a random walk, dead ends included."""
+    from oracles import random_walk
+
+    task = bundled_grounded(name)
+    rt = relaxed_task(task)
+    states = random_walk(task, name, 30)
+    assert len(states) > 10
+    for state in states:
+        assert rt.h_ff(state) == rt.evaluate(state, "add").h_ff
+    assert rt.h_ff(frozenset()) == rt.evaluate(frozenset(), "add").h_ff
