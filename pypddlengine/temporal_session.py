@@ -388,8 +388,11 @@ class TemporalSession:
         if target - self.clock <= self.epsilon / 10:
             raise StepRefused(f"time must move on by more than {to_text(normal(self.epsilon / 10))} "
                               f"(a tenth of epsilon: closer times are one happening)")
-        for r in sorted(self.running, key=lambda r: (r.id not in self._m.must_end, r.latest_end is None,
-                                                     r.latest_end or 0, r.id)):  # the first deadline is told
+        m = self._m
+        due = [r for r in m.running.values() if r.id in m.must_end or (r.latest_end is not None
+                                                                        and r.latest_end < target)]
+        for r in sorted(due, key=lambda r: (r.id not in m.must_end, r.latest_end is None, r.latest_end or 0,
+                                            r.id)):  # the first deadline is told
             late = r.latest_end
             if r.id in self._m.must_end:
                 raise StepRefused(f"{r.action} (id {r.id}) must end at {to_text(normal(self.clock))}: a step at this "
@@ -398,7 +401,6 @@ class TemporalSession:
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
-        m = self._m
         if self.hidden is None and self.space.axioms is None and not (
                 m.tils_done < len(self.tils) and Fraction(self.tils[m.tils_done].time.value) <= target):
             # nothing happens on the way: the undo record keeps the state object itself, which becomes the
