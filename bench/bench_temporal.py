@@ -4,6 +4,7 @@ step on a task of the same size, in one run.
 
     python bench/bench_temporal.py                    # ~100, ~500, ~2000 happenings
     python bench/bench_temporal.py --sizes 500 --repeat 3
+    python bench/bench_temporal.py --sizes 2000 --steps-only   # (b) alone, a few seconds a round
 
 Tasks and plans: the bundled workshop generator (``pypddl generate
 workshop``: 10 bays, 2 technicians, no dark bay, seed 1) with as many
@@ -34,6 +35,11 @@ happening); beside it the same task as a classical one (the durative actions
 made instantaneous: start conditions and all effects at once, no metric) and
 the plan's actions in start order through a classical ``Session``, grounded
 and lifted: ``execute`` and ``applicable_actions()`` (every 10th step).
+Each step is timed alone, wall-clock and CPU time (``time.process_time``);
+``--step-rounds`` rounds (default 3) run the temporal, grounded and lifted
+workers in turn, each in a fresh process: the table shows the median over the
+rounds, and each round's own CPU ratios of a temporal step over a classical
+``execute`` are printed as a range (load moves single rounds).
 The target (issue 31): a 500-happening plan validated in process faster than
 VAL's process; a temporal step within 2x of a classical step.
 
@@ -257,6 +263,26 @@ def _events(plan: list[tuple[Decimal, str, int]]) -> list[tuple[Decimal, int, st
     return sorted(out)
 
 
+class _Timer:
+    """Wall-clock and CPU seconds of each call, by kind; medians of both (``kind``, ``cpu_kind``)."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[tuple[float, float]]] = {}
+
+    def __call__(self, kind: str, fn, *args):  # type: ignore[no-untyped-def]
+        begin, cpu = time.perf_counter(), time.process_time()
+        out = fn(*args)
+        self.times.setdefault(kind, []).append((time.perf_counter() - begin, time.process_time() - cpu))
+        return out
+
+    def medians(self) -> dict[str, float]:
+        out = {}
+        for kind, pairs in self.times.items():
+            out[kind] = statistics.median(w for w, _ in pairs)
+            out[f"cpu_{kind}"] = statistics.median(c for _, c in pairs)
+        return out
+
+
 def temporal_steps(domain: str, problem: str, plan: str, repeat: int) -> dict:
     from pypddlengine.temporal import load_temporal
     from pypddlengine.temporal_session import TemporalSession
@@ -264,28 +290,22 @@ def temporal_steps(domain: str, problem: str, plan: str, repeat: int) -> dict:
     steps = [(Decimal(s), a, int(d)) for s, a, d in re.findall(r"([\d.]+): (\(.*?\)) \[(\d+)\]",
                                                                  Path(plan).read_text())]
     session = TemporalSession(load_temporal(domain, problem), EPSILON)
-    timing: dict[str, list[float]] = {"start": [], "end": [], "advance": [], "applicable": []}
+    timer = _Timer()
     ids: dict[int, int] = {}
     seen = 0
     for t, kind, action, n in _events(steps):
         if t > session.clock:
             seen += 1
             if seen % 10 == 1:
-                begin = time.perf_counter()
-                session.applicable()
-                timing["applicable"].append(time.perf_counter() - begin)
-            begin = time.perf_counter()
-            session.advance(str(t))
-            timing["advance"].append(time.perf_counter() - begin)
-        begin = time.perf_counter()
+                timer("applicable", session.applicable)
+            timer("advance", session.advance, str(t))
         if kind:
-            ids[n] = session.start(action, steps[n][2]).id
+            ids[n] = timer("start", session.start, action, steps[n][2]).id
         else:
-            session.end(ids[n])
-        timing["end" if kind == 0 else "start"].append(time.perf_counter() - begin)
+            timer("end", session.end, ids[n])
     if not session.goal_reached():
         return {"error": "goal not reached"}
-    return {k: statistics.median(v) for k, v in timing.items()} | {"happenings": seen}
+    return timer.medians() | {"happenings": seen}
 
 
 def _classical(backend: str, problem: str, plan: str) -> dict:
@@ -294,19 +314,15 @@ def _classical(backend: str, problem: str, plan: str) -> dict:
     text = re.sub(r"\(:metric minimize \(total-time\)\)", "", Path(problem).read_text())
     actions = re.findall(r"[\d.]+: (\(.*?\))", Path(plan).read_text())
     session = Session.from_pddl(CLASSICAL_WORKSHOP, text, backend=backend)
-    execute, listing = [], []
+    timer = _Timer()
     for n, action in enumerate(actions):
         if n % 10 == 0:
-            begin = time.perf_counter()
-            session.applicable_actions()
-            listing.append(time.perf_counter() - begin)
-        begin = time.perf_counter()
-        if not session.execute(action).success:
+            timer("applicable", session.applicable_actions)
+        if not timer("execute", session.execute, action).success:
             return {"error": f"refused {action}"}
-        execute.append(time.perf_counter() - begin)
     if not session.is_goal():
         return {"error": "goal not reached"}
-    return {"execute": statistics.median(execute), "applicable": statistics.median(listing), "steps": len(actions)}
+    return timer.medians() | {"steps": len(actions)}
 
 
 def grounded_steps(domain: str, problem: str, plan: str, repeat: int) -> dict:
@@ -341,7 +357,18 @@ def ms(result: dict, key: str = "seconds") -> str:
 
 
 def us(result: dict, key: str) -> str:
-    return result["error"] if "error" in result else f"{result[key] * 1e6:.0f} us"
+    """Wall-clock / CPU microseconds."""
+    if "error" in result:
+        return result["error"]
+    return f"{result[key] * 1e6:.0f} / {result[f'cpu_{key}'] * 1e6:.0f} us"
+
+
+def _across(results: list[dict]) -> dict:
+    """The median of each figure over rounds (the first error, if a round failed)."""
+    failed = [r for r in results if "error" in r]
+    if failed:
+        return failed[0]
+    return {k: statistics.median(r[k] for r in results) for k in results[0]}
 
 
 def main() -> None:
@@ -349,6 +376,10 @@ def main() -> None:
     ap.add_argument("--sizes", nargs="*", type=int, default=[100, 500, 2000], help="happenings of the plans")
     ap.add_argument("--repeat", type=int, default=5, help="runs per median (default 5)")
     ap.add_argument("--timeout", type=float, default=300, help="per-measurement wall-clock limit (default 300 s)")
+    ap.add_argument("--steps-only", action="store_true",
+                    help="only the step comparison (b), on the largest size: no validation table (UP's is slow)")
+    ap.add_argument("--step-rounds", type=int, default=3,
+                    help="rounds of the step workers (temporal, grounded, lifted in turn; default 3)")
     ap.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -370,12 +401,13 @@ def main() -> None:
             machines = problem_text.count("(broken ")
             files[size] = (ROOT / "domains" / "workshop.pddl", folder / "problem.pddl", folder / "plan.txt")
             results[f"validate-{size}"] = {"machines": machines, "steps": len(plan), "happenings": happenings(plan)}
-        print("## Validating a timed plan (epsilon 0.001)\n")
-        print("Each cell: wall-clock / CPU time (the process's own, or the child process's).\n")
-        print("| plan | machines | steps | happenings | ours load | ours validate | pypddl validate (process) | "
-              "VAL (process) | UP read | UP validate |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
-        for size in args.sizes:
+        if not args.steps_only:
+            print("## Validating a timed plan (epsilon 0.001)\n")
+            print("Each cell: wall-clock / CPU time (the process's own, or the child process's).\n")
+            print("| plan | machines | steps | happenings | ours load | ours validate | pypddl validate (process) | "
+                  "VAL (process) | UP read | UP validate |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
+        for size in args.sizes if not args.steps_only else ():
             r = results[f"validate-{size}"]
             for name in ("ours_load", "ours_validate", "cli_validate", "val_validate", "up_validate"):
                 r[name] = measure(name, files[size], args.repeat if name != "up_validate" else 1, args.timeout)
@@ -384,17 +416,25 @@ def main() -> None:
                   f"{ms(r['ours_validate'])} | {ms(r['cli_validate'])} | {ms(r['val_validate'])} | "
                   f"{ms(up, 'read_seconds')} | {ms(up)} |", flush=True)
         size = max(args.sizes)
-        steps = {name: measure(name, files[size], 1, args.timeout)
-                 for name in ("temporal_steps", "grounded_steps", "lifted_steps")}
-        results["steps"] = steps
-    t, g, lf = steps["temporal_steps"], steps["grounded_steps"], steps["lifted_steps"]
-    print(f"\n## One step on the ~{size}-happening task (medians over the plan)\n")
+        rounds = [{name: measure(name, files[size], 1, args.timeout)
+                   for name in ("temporal_steps", "grounded_steps", "lifted_steps")} for _ in range(args.step_rounds)]
+        results["steps"] = rounds
+    t, g, lf = (_across([r[name] for r in rounds]) for name in ("temporal_steps", "grounded_steps", "lifted_steps"))
+    print(f"\n## One step on the ~{size}-happening task (wall-clock / CPU time: medians over the plan, then the "
+          f"median of {len(rounds)} rounds)\n")
     print("| session | start | end | advance | execute | applicable |")
     print("|---|---|---|---|---|---|")
     print(f"| TemporalSession | {us(t, 'start')} | {us(t, 'end')} | {us(t, 'advance')} | - | "
           f"{us(t, 'applicable')} |")
     for label, r in (("Session, grounded (classical copy)", g), ("Session, lifted (classical copy)", lf)):
         print(f"| {label} | - | - | - | {us(r, 'execute')} | {us(r, 'applicable')} |")
+    for label, name in (("grounded", "grounded_steps"), ("lifted", "lifted_steps")):
+        ratios = [f"{k} {min(r['temporal_steps'][f'cpu_{k}'] / r[name]['cpu_execute'] for r in rounds):.2f}-"
+                  f"{max(r['temporal_steps'][f'cpu_{k}'] / r[name]['cpu_execute'] for r in rounds):.2f}x"
+                  for k in ("start", "end", "advance")
+                  if all("error" not in r["temporal_steps"] and "error" not in r[name] for r in rounds)]
+        print(f"\nCPU time over a {label} classical execute, each round's own (range over the rounds): "
+              + ", ".join(ratios or ["-"]))
     load_end = os.getloadavg()
     print(f"\nload average at the end: {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
     out = ROOT / "bench" / "out"

@@ -177,12 +177,14 @@ class LazyTask(StepSpace):
             self._joins = _Joins(self)
         return self._joins
 
-    def applicable(self, state: State) -> list[GroundAction]:
+    def applicable(self, state: State, schemas: Iterable[int] | None = None) -> list[GroundAction]:
+        """The applicable actions of ``state`` (of the schemas with ids ``schemas`` only, when given)."""
         joins = self.joins()
         joins.move(state)
         joins.start("listing the applicable actions of this state")
         out: list[GroundAction] = []
-        for app in joins.applicable:
+        apps = joins.applicable
+        for app in apps if schemas is None else (apps[sid] for sid in schemas):
             app(out, state)
         return self.executable_only(out, state)
 

@@ -26,7 +26,7 @@ from .checker import TEMPORAL_FEATURES
 from .errors import ActionReferenceError, FeatureUnavailableError, NumericError, PDDLError
 from .exact import Value, normal, to_text
 from .lazy import LazyTask
-from .model import ActionRef
+from .model import ActionRef, BinaryExpr, DurationVar, FunctionTerm
 from .step import thaw
 from .sources import PDDLSource, read_task_sources
 from .syntax import MAX_INPUT_BYTES, parse_action_ref, parse_domain, parse_problem
@@ -83,13 +83,13 @@ class Running:
 
     @cached_property  # a running action never changes; Fraction arithmetic is slow
     def earliest_end(self) -> Fraction:
-        return self.start + Fraction(self.least or 0) if self.duration is None else self.start + Fraction(self.duration)
+        return self.start + (self.least or 0) if self.duration is None else self.start + self.duration
 
     @cached_property
     def latest_end(self) -> Fraction | None:
         if self.duration is not None:
-            return self.start + Fraction(self.duration)
-        return None if self.most is None else self.start + Fraction(self.most)
+            return self.start + self.duration
+        return None if self.most is None else self.start + self.most
 
     def to_dict(self) -> dict[str, Any]:
         latest = self.latest_end
@@ -104,7 +104,8 @@ def _num(v: Value | Fraction) -> Any:
 
 @dataclass
 class _Moment:
-    """Everything a step changes (copied for undo and checkpoints)."""
+    """Everything a step changes (copied for checkpoints). ``running`` is never changed in place (a step
+    gives the moment a new dict), so a record may keep the old one."""
 
     state: Any
     clock: Fraction
@@ -122,31 +123,91 @@ class _Moment:
         return _Moment(_copy(self.state), self.clock, _copy(self.before), list(self.prints), dict(self.running),
                        list(self.history), self.tils_done, self.next_id, self.must_end)
 
-    def mark(self, share_before: bool) -> _Undo:
-        """An undo record of this moment that shares its history list (steps only append to it or give one
-        entry its duration: undoing truncates it and puts the entry back) and, when ``share_before``, the
-        state at the start of the happening (only the ``?duration`` fluent ever writes into it)."""
-        saved = _Moment(_copy(self.state), self.clock, self.before if share_before else _copy(self.before),
-                        list(self.prints), dict(self.running), self.history, self.tils_done, self.next_id,
-                        self.must_end)
+    def mark(self) -> _Undo:
+        """An undo record of this moment (for time passing): a copy of the state; the state at the start of
+        the happening and the history list are shared (time passing replaces the one and only appends to
+        the other)."""
+        saved = _Moment(_copy(self.state), self.clock, self.before, list(self.prints), dict(self.running),
+                        self.history, self.tils_done, self.next_id, self.must_end)
         return _Undo(saved, len(self.history))
+
+
+HistoryEntry = tuple[Fraction, str, Value | None, int | None]
+
+
+def _truncate(history: list[HistoryEntry], length: int, patched: list[tuple[int, HistoryEntry]]) -> None:
+    """The history as it was at ``length`` entries: the entries a later end gave its duration put back."""
+    for k, entry in reversed(patched):
+        history[k] = entry
+    del history[length:]
 
 
 @dataclass
 class _Undo:
-    """A moment to go back to; its history list is the live one, longer by the steps taken since (and
-    ``patched``: an entry a later end gave its duration, with its value before)."""
+    """A whole moment to go back to (time passing, a checkpoint restored); its history list is the live
+    one, longer by the steps taken since (and ``patched``: an entry a later end gave its duration, with
+    its value before)."""
 
     moment: _Moment
     length: int
-    patched: list[tuple[int, tuple[Fraction, str, Value | None, int | None]]] = field(default_factory=list)
+    patched: list[tuple[int, HistoryEntry]] = field(default_factory=list)
 
-    def back(self) -> _Moment:
+    def back(self, live: _Moment) -> _Moment:
         m = self.moment
-        for k, entry in reversed(self.patched):
-            m.history[k] = entry
-        del m.history[self.length:]
+        _truncate(m.history, self.length, self.patched)
         return m
+
+
+class _SnapUndo:
+    """What one snap action changed in the live moment, to change it back (undo goes last in, first out:
+    when this record is used, every later one has been, so the live moment is as this snap left it).
+    ``atoms``: all the atoms the snap may write, with ``present`` those that held before, and ``old`` the
+    values before of the fluents it may write. ``state``: with derived predicates, the state object the snap
+    changed (the axioms then make the live state a new one), to change back and put back."""
+
+    __slots__ = ("atoms", "before_value", "length", "must_end", "next_id", "old", "patched", "present", "prints",
+                 "running", "state", "then")
+
+    def __init__(self, m: _Moment, atoms: tuple[int, ...], fluents: tuple[int, ...], hidden: int | None,
+                 derived: bool) -> None:
+        state = m.state
+        self.state = state if derived else None
+        self.atoms = atoms
+        self.present = state.intersection(atoms)
+        values = getattr(state, "values", None)
+        self.old = [(i, values[i]) for i in fluents] if values is not None else []
+        self.before_value = (hidden, m.before.values[hidden]) if hidden is not None else None
+        self.prints, self.running, self.next_id, self.must_end = len(m.prints), m.running, m.next_id, m.must_end
+        self.length = len(m.history)
+        self.patched: list[tuple[int, HistoryEntry]] = []
+        self.then: _SnapUndo | None = None
+        """A snap taken with this one as one step (a zero-duration action's end), undone first."""
+
+    def back(self, m: _Moment) -> _Moment:
+        if self.then is not None:
+            m = self.then.back(m)
+        state = m.state = m.state if self.state is None else self.state
+        state.difference_update(self.atoms)
+        state.update(self.present)
+        for i, v in self.old:
+            state.values[i] = v
+        if self.before_value is not None:
+            i, v = self.before_value
+            m.before.values[i] = v
+        del m.prints[self.prints:]
+        m.running, m.next_id, m.must_end = self.running, self.next_id, self.must_end
+        _truncate(m.history, self.length, self.patched)
+        return m
+
+
+def _writes(act: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The atoms and fluents a ground action may write (every effect, fired or not)."""
+    atoms = act.add + act.delete
+    updates = tuple(getattr(act, "numeric", ()))
+    for e in getattr(act, "effects", ()):
+        atoms += e.add + e.delete
+        updates += e.numeric
+    return atoms, tuple(u.target for u in updates if getattr(u, "target", None) is not None)
 
 
 class TemporalSession:
@@ -161,11 +222,16 @@ class TemporalSession:
         self.tils = sorted(task.tils, key=lambda t: Fraction(t.time.value))
         state = thaw(self.space.init)
         self._m = _Moment(state, Fraction(0), _copy(state), [], {})
-        self._undo: list[_Undo] = []
+        self._undo: list[_Undo | _SnapUndo] = []
         self._checkpoints: dict[str, _Moment] = {}
         self._prints: dict[tuple[int, tuple[int, ...]], _Footprint] = {}
+        self._windows: dict[tuple[int, tuple[int, ...], str], tuple[Value | None, Value | None]] = {}
+        self._steady: dict[int, bool] = {}
+        self._all = {name: self.lifted.schema_index[f"{name}@all"] for name in task.durative}
         self._resolved: dict[tuple[str, str], tuple[str, Any, tuple[int, ...], str]] = {}
         self._chosen = [s.id for s in self.lifted.schemas if s.name.endswith("@start") or "@" not in s.name]
+        """The schemas whose instances an agent may choose to take (ends are the running actions' own and over
+        all snaps are no steps: their joins are not run)."""
         self._start_reads = {name: any(_uses_duration(e.effect) for e in d.effects if e.at == "start") or any(
             _uses_duration(c.condition) for c in d.conditions if c.at == "start") for name, d in task.durative.items()}
         self._apply_tils_until(Fraction(0))
@@ -189,7 +255,7 @@ class TemporalSession:
         values = getattr(self._m.state, "values", None)
         if values is None:
             return []
-        return [v for v in self.lifted.render_values(values) if not v.startswith("@")]
+        return [v for v in self.lifted.render_values(values) if not v.startswith(("@", "(@"))]  # not ?duration
 
     def unsatisfied_goals(self) -> list[str]:
         return list(self.lifted.unsatisfied_goals(self.space.keys(_freeze(self._m.state))))
@@ -217,26 +283,26 @@ class TemporalSession:
         duration windows), running actions that may end, plain actions."""
         before = _freeze(self._m.before)
         starts, plain = [], []
-        for act in self._choices(before):
+        for act in self.space.applicable(before, self._chosen):  # ends: the running actions' own
             name = act.schema.name
             if name.endswith("@start"):
                 text = self.lifted.render_action(act.schema, act.args)
                 try:
-                    least, most = duration_window(self.task, act.schema, act.args, getattr(before, "values", ()))
+                    least, most = self._window(act.schema, act.args)
                 except LookupError:
                     continue
                 if least is not None and most is not None and least > most:
                     continue
                 if self._start_reads[name[:-len("@start")]] and not act.applicable(self._probe(least)):
                     continue  # its condition reads ?duration: checked with its own (the least) duration
-                if self._interferes(act, least):
+                if self._clash(act, least):
                     continue
-                inv = self.space.lookup(self.lifted.schema_index[name.replace("@start", "@all")], act.args)
+                inv = self._invariant(name[:-len("@start")], act.args)
                 if inv is None or not inv.applicable(self._m.state):  # it would break its own over all condition
                     continue
                 starts.append({"action": text, "least": None if least is None else _num(least),
                                "most": None if most is None else _num(most)})
-            elif "@" not in name and not self._interferes(act, None):
+            elif "@" not in name and not self._clash(act, None):
                 plain.append({"action": self.lifted.render_action(act.schema, act.args)})
         ends = []
         for r in self.running:
@@ -253,12 +319,12 @@ class TemporalSession:
         """Start a durative action now. ``duration``: needed when its window is
         not one value and its start reads ``?duration``; else the end decides."""
         name, schema, args, text = self._resolve(action, "@start")
-        values = getattr(self._m.before, "values", ())
         try:
-            least, most = duration_window(self.task, schema, args, values)
+            least, most = self._window(schema, args)
         except LookupError as err:
             raise StepRefused(f"{text} cannot start: its duration has no value ({err})") from None
-        dur: Value | None = None if duration is None else normal(Fraction(str(duration)))
+        dur: Value | None = None if duration is None else duration if type(duration) is int else normal(
+            Fraction(str(duration)))
         if dur is None and least is not None and least == most:
             dur = least
         if dur is not None and (dur < 0 or not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in
@@ -269,21 +335,22 @@ class TemporalSession:
             raise StepRefused(f"{text} reads ?duration when it starts: give its duration "
                               f"(in [{_show(least)}, {_show(most)}])", details={"least": least, "most": most})
         run = Running(self._m.next_id, text, name, args, self.clock, least, most, dur)
-        inv = self.space.lookup(self.lifted.schema_index[f"{name}@all"], args)
 
         def done(m: _Moment) -> None:
-            m.running[run.id] = run
+            m.running = {**m.running, run.id: run}  # a new dict: the undo record keeps the old one
             m.next_id += 1
             m.history.append((self.clock, text, dur, run.id))
 
-        self._snap(schema, args, text, "start", dur if dur is not None else least, done, extra=(run, inv))
-        if run.latest_end == self.clock:  # a zero duration: it ends in this happening (both or neither)
+        self._snap(schema, args, text, "start", dur if dur is not None else least, done)
+        if (most if dur is None else dur) == 0:  # a zero duration: it ends in this happening (both or neither)
             try:
                 self.end(run.id)
             except StepRefused:
-                self._m = self._undo.pop().back()
+                self._m = self._undo.pop().back(self._m)
                 raise
-            self._undo.pop()  # one step to undo: the start and its end
+            ended = self._undo.pop()  # one step to undo: the start and its end
+            assert isinstance(ended, _SnapUndo)
+            self._undo[-1].then = ended  # type: ignore[union-attr]  # the start's record (a snap's)
         return run
 
     def end(self, which: int | str) -> Running:
@@ -291,8 +358,8 @@ class TemporalSession:
         run = self._running(which)
         schema, dur = self._end_checks(run)
 
-        def done(m: _Moment) -> tuple[int, tuple[Fraction, str, Value | None, int | None]] | None:
-            del m.running[run.id]  # m is the live moment (the undo record holds its own copy of running)
+        def done(m: _Moment) -> tuple[int, HistoryEntry] | None:
+            m.running = {k: r for k, r in m.running.items() if k != run.id}  # a new dict (see _Moment)
             for k in range(len(m.history) - 1, -1, -1):  # its start's entry gets the duration: one entry, not all
                 when, text, old, i = m.history[k]
                 if i == run.id:
@@ -322,8 +389,11 @@ class TemporalSession:
         if target - self.clock <= self.epsilon / 10:
             raise StepRefused(f"time must move on by more than {to_text(normal(self.epsilon / 10))} "
                               f"(a tenth of epsilon: closer times are one happening)")
-        for r in sorted(self.running, key=lambda r: (r.id not in self._m.must_end, r.latest_end is None,
-                                                     r.latest_end or 0, r.id)):  # the first deadline is told
+        m = self._m
+        due = [r for r in m.running.values() if r.id in m.must_end or (r.latest_end is not None
+                                                                        and r.latest_end < target)]
+        for r in sorted(due, key=lambda r: (r.id not in m.must_end, r.latest_end is None, r.latest_end or 0,
+                                            r.id)):  # the first deadline is told
             late = r.latest_end
             if r.id in self._m.must_end:
                 raise StepRefused(f"{r.action} (id {r.id}) must end at {to_text(normal(self.clock))}: a step at this "
@@ -332,22 +402,21 @@ class TemporalSession:
             if late is not None and late < target:
                 raise StepRefused(f"{r.action} (id {r.id}) must end by {to_text(normal(late))}: "
                                   f"advance to {to_text(normal(late))} and end it first", details={"id": r.id})
-        m = self._m
         if self.hidden is None and self.space.axioms is None and not (
                 m.tils_done < len(self.tils) and Fraction(self.tils[m.tils_done].time.value) <= target):
             # nothing happens on the way: the undo record keeps the state object itself, which becomes the
             # state before the new happening (nothing writes into that without a ?duration fluent); one copy
             old = m.state
-            self._undo.append(_Undo(_Moment(old, m.clock, m.before, list(m.prints), dict(m.running), m.history,
+            self._undo.append(_Undo(_Moment(old, m.clock, m.before, list(m.prints), m.running, m.history,
                                             m.tils_done, m.next_id, m.must_end), len(m.history)))
             m.state = _copy(old)
             self._arrive(target, old)
             return target
-        saved = m.mark(share_before=True)  # time passing replaces the state before, never writes into it
+        saved = m.mark()
         try:
             self._apply_tils_until(target)
         except StepRefused:
-            self._m = saved.back()
+            self._m = saved.back(self._m)
             raise
         self._undo.append(saved)
         self._arrive(target)
@@ -438,7 +507,7 @@ class TemporalSession:
     def undo(self) -> bool:
         if not self._undo:
             return False
-        self._m = self._undo.pop().back()
+        self._m = self._undo.pop().back(self._m)
         return True
 
     def checkpoint(self, name: str) -> None:
@@ -499,7 +568,7 @@ class TemporalSession:
                               f"not at {to_text(normal(self.clock))}", details={"least": run.least, "most": run.most})
         schema = self.lifted.schema_index[f"{run.name}@end"]
         try:  # (at end (<= ?duration e)): read now, in the state before this happening
-            least, most = duration_window(self.task, schema, run.args, getattr(self._m.before, "values", ()), "end")
+            least, most = self._window(schema, run.args, "end")
         except LookupError as err:
             raise StepRefused(f"{run.action} (id {run.id}) cannot end: its duration has no value ({err})") from None
         if not all(_duration_ok(op, dur, bound, self.epsilon) for op, bound in (("<=", most), (">=", least))
@@ -519,17 +588,28 @@ class TemporalSession:
         _with_duration(probe, self.hidden, duration)
         return probe
 
-    def _choices(self, state: Any) -> list[Any]:
-        """The ground actions applicable in ``state`` among those an agent may choose to take: starts and
-        plain actions (as :meth:`LazyTask.applicable` lists all; ends are the running actions' own and over
-        all snaps are no steps, so their joins are not run)."""
-        joins = self.space.joins()
-        joins.move(state)
-        joins.start("listing the applicable actions of this state")
-        out: list[Any] = []
-        for sid in self._chosen:
-            joins.applicable[sid](out, state)
-        return self.space.executable_only(out, state)
+    def _window(self, schema: Any, args: tuple[int, ...], at: str = "start") -> tuple[Value | None, Value | None]:
+        """:func:`~pypddlengine.temporal.duration_window` read in the state before this happening; kept per
+        instance when the snap's duration bounds read no fluent (raises :class:`LookupError` as it does)."""
+        key = (schema.id, args, at)
+        found = self._windows.get(key)
+        if found is not None:
+            return found
+        window = duration_window(self.task, schema, args, getattr(self._m.before, "values", ()), at)
+        steady = self._steady.get(schema.id)
+        if steady is None:
+            fluents = self.lifted.fluent_functions
+            steady = self._steady[schema.id] = not any(_reads_fluents(c.value, fluents)
+                                                       for c in _snap_durations(self.task, schema))
+        if steady:
+            if len(self._windows) >= _KEPT:
+                self._windows.clear()
+            self._windows[key] = window
+        return window
+
+    def _invariant(self, name: str, args: tuple[int, ...]) -> Any:
+        """The ground ``over all`` snap of durative action ``name`` (``None``: refuted statically)."""
+        return self.space.lookup(self._all[name], args)
 
     def _footprint(self, act: Any, probe: Any) -> _Footprint:
         """``act``'s footprint in ``probe``; kept per ground action when no effect of it is conditional (only
@@ -539,15 +619,28 @@ class TemporalSession:
         if mine is None:
             mine = _Footprint(act, probe, self.hidden, self.space, _snap_durations(self.task, act.schema))
             if all(e.cond is None for e in getattr(act, "effects", ())):
+                if len(self._prints) >= _KEPT:
+                    self._prints.clear()
                 self._prints[key] = mine
         return mine
 
-    def _interferes(self, act: Any, duration: Value | None) -> bool:
+    def _clash(self, act: Any, duration: Value | None) -> bool:
+        """Whether ``act`` (with ``duration``) interferes with a step already taken at this time. Footprints
+        are made when a second step at one time needs them: a step's entry in ``prints`` is ``(act,
+        duration)`` until then (the state before the happening, all a footprint reads, stays as it was)."""
+        prints = self._m.prints
+        if not prints:
+            return False
         mine = self._footprint(act, self._probe(duration))
-        return any(mine.interferes(other) for other in self._m.prints)
+        for k, other in enumerate(prints):
+            if other.__class__ is tuple:
+                other = prints[k] = self._footprint(other[0], self._probe(other[1]))
+            if mine.interferes(other):
+                return True
+        return False
 
     def _snap(self, schema: Any, args: tuple[int, ...], text: str, kind: str, duration: Value | None,
-              done: Any, extra: tuple[Running, Any] | None = None) -> None:
+              done: Any) -> None:
         m = self._m
         act = self.space.lookup(schema, args)
         probe = self._probe(duration)
@@ -557,49 +650,49 @@ class TemporalSession:
             raise StepRefused(f"{text} cannot {what} now: its {kind if kind != 'action' else ''} condition does not "
                               "hold (conditions are read in the state at the start of this happening)".replace("  ", " "),
                               details={"unsatisfied": list(unsatisfied)})
-        mine = self._footprint(act, probe)
-        for other in m.prints:
-            if mine.interferes(other):
-                raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "
-                                  "already taken at this time; advance the clock first")
-        saved = m.mark(share_before=self.hidden is None)  # apply_snap writes ?duration into the state before
-        try:
+        if self._clash(act, duration):
+            raise StepRefused(f"{text} cannot {what} at {to_text(normal(self.clock))}: it interferes with a step "
+                              "already taken at this time; advance the clock first")
+        saved = _SnapUndo(m, *_writes(act), self.hidden, self.space.axioms is not None)
+        try:  # (apply_snap writes ?duration into the state before: the record puts its value back)
             apply_snap(m.state, m.before, act, duration, self.hidden)
         except NumericError as err:
-            self._m = saved.back()
+            self._m = saved.back(m)
             raise StepRefused(f"{text} cannot {what}: {err.message}") from None
         if self.space.axioms is not None:
             m.state = thaw(self.space.axioms(_freeze(m.state)))
-        m.prints.append(mine)
+        m.prints.append((act, duration))
         patched = done(m)
         if patched is not None:
             saved.patched.append(patched)
-        broken = self._broken_invariants(extra)
-        endable = [r for r, _ in broken if r.start < self.clock and r.earliest_end <= self.clock
-                   and (r.latest_end is None or self.clock <= r.latest_end)]
-        if broken and len(endable) == len(broken):
-            m.must_end = m.must_end | {r.id for r in endable}  # they end at this time, or time cannot pass
-            broken = []
+        broken = self._broken_invariants()
         if broken:
-            self._m = saved.back()
-            raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
-                              + "; ".join(f"{r.action} (id {r.id}): {', '.join(u)}" for r, u in broken),
-                              details={"broken": [r.id for r, _ in broken]})
+            clock = self.clock
+            endable = [r for r, _ in broken if r.start < clock and r.earliest_end <= clock
+                       and (r.latest_end is None or clock <= r.latest_end)]
+            if len(endable) == len(broken):
+                m.must_end = m.must_end | {r.id for r in endable}  # they end at this time, or time cannot pass
+            else:
+                self._m = saved.back(m)
+                raise StepRefused(f"{text} cannot {what} now: it would break the over all condition of "
+                                  + "; ".join(f"{r.action} (id {r.id}): {', '.join(u)}" for r, u in broken),
+                                  details={"broken": [r.id for r, _ in broken]})
         self._undo.append(saved)
 
-    def _broken_invariants(self, extra: tuple[Running, Any] | None = None) -> list[tuple[Running, list[str]]]:
+    def _broken_invariants(self) -> list[tuple[Running, list[str]]]:
         broken = []
-        state = self._m.state
-        for r in self._m.running.values():
-            if r.id in self._m.must_end:
+        m = self._m
+        state, clock, must_end, hidden = m.state, m.clock, m.must_end, self.hidden
+        for r in m.running.values():
+            if r.id in must_end:
                 continue  # it ends at this time (see _Moment.must_end)
-            if r.latest_end == self.clock and r.duration is not None:
+            if r.duration is not None and r.latest_end == clock:
                 continue  # ends in this happening (its invariant holds on the open interval only)
-            inv = extra[1] if extra is not None and r.id == extra[0].id else self.space.lookup(
-                self.lifted.schema_index[f"{r.name}@all"], r.args)
-            probe = self._probe(r.duration if r.duration is not None else r.least, state)
+            inv = self._invariant(r.name, r.args)
+            probe = state if hidden is None else self._probe(r.duration if r.duration is not None else r.least,
+                                                             state)
             if inv is None or not inv.applicable(probe):
-                schema = self.lifted.schema_index[f"{r.name}@all"]
+                schema = self._all[r.name]
                 broken.append((r, list(self.lifted.unsatisfied(schema.instantiate(r.args),
                                                               self.space.keys(_freeze(probe))))))
         return broken
@@ -657,6 +750,19 @@ def open_temporal_session(domain: PDDLSource, problem: PDDLSource, *, epsilon: V
     task = compile_temporal(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
                             parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
     return TemporalSession(task, epsilon)
+
+
+_KEPT = 1 << 16
+"""At most this many ground actions' footprints and duration windows are kept (then forgotten at once)."""
+
+
+def _reads_fluents(e: Any, fluents: Any) -> bool:
+    """Whether the numeric expression ``e`` reads a fluent (or ``?duration``)."""
+    if isinstance(e, FunctionTerm):
+        return e.name in fluents
+    if isinstance(e, BinaryExpr):
+        return _reads_fluents(e.left, fluents) or (e.right is not None and _reads_fluents(e.right, fluents))
+    return isinstance(e, DurationVar)
 
 
 def _show(v: Value | None) -> str:

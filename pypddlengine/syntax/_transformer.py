@@ -340,6 +340,11 @@ def _fold_step(inner: str) -> StepWords:
     return words
 
 
+def step_words(inner: str) -> StepWords:
+    """The words of a step's inner text ``name arg ...`` (remembered, see :data:`_STEP_WORDS`)."""
+    return _STEP_WORDS.get(inner) or _fold_step(inner)
+
+
 def _steps_from_run(tok: Token, time: float | None) -> list[PlanStep]:
     """Plan steps of a GROUND_ATOMS run, keeping each step's original text.
 

@@ -24,7 +24,7 @@ from ..errors import ErrorCode, InputTooLargeError, PDDLError, PDDLSyntaxError, 
 from ..model import ActionRef, Domain, Plan, Problem
 from ..usercache import cache_folder
 from ._lalr import ParseFailure, Tables, load_tables
-from ._transformer import NotPlainPlan, PDDLTransformer, StepWords, StepWordsTransformer
+from ._transformer import NotPlainPlan, PDDLTransformer, StepWords, StepWordsTransformer, step_words
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -614,6 +614,11 @@ def plain_steps(text: str) -> str:
 
 
 _REF_SOURCE_NAME = "<action>"
+_PLAIN_REF = re.compile(
+    r"\((?![ \t]*(?i:and|or|not|imply|exists|forall|when|preference|either|assign|increase|decrease|scale-up|"
+    r"scale-down)[ \t)])[ \t]*[a-zA-Z][a-zA-Z0-9_\-]*+(?:[ \t]++[a-zA-Z][a-zA-Z0-9_\-]*+)*+[ \t]*+\)")
+"""One ``(name arg ...)`` of plain names: the grammar's GROUND_ATOMS token (``pddl.lark``) for one atom. An
+action text that is one needs no parser: its words are the ones the parser's ``ref_token`` rule gives it."""
 
 
 def parse_action_ref(text: str) -> ActionRef:
@@ -627,6 +632,9 @@ def parse_action_ref(text: str) -> ActionRef:
         raise PDDLSyntaxError("the action is empty", code=ErrorCode.ACTION_SYNTAX, source=source)
     if len(cleaned) > 10_000:
         raise PDDLSyntaxError("the action text is too long", code=ErrorCode.ACTION_SYNTAX)
+    if cleaned[0] == "(" and _PLAIN_REF.fullmatch(cleaned):  # what sessions are sent: no parser needed
+        name, args, written = step_words(cleaned[1:-1])
+        return ActionRef(name, args, Span(1, 1, 1, 1 + len(cleaned)), written)
     try:
         ref: ActionRef = _run(cleaned, "action_ref", source, "the action")
     except PDDLSyntaxError as err:

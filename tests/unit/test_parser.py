@@ -85,6 +85,50 @@ def test_bad_action_references(text: str) -> None:
     assert info.value.code == "ACTION_SYNTAX"
 
 
+_WORDS = st.sampled_from(["a", "B", "stack", "Hold-Lamp", "t_1", "and", "Not", "not-x", "forall", "x9", "é",
+                          "?x", "1", "when", "-", "(", ")", "increase", "scale-up"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(_WORDS, min_size=0, max_size=5), gaps=st.lists(st.sampled_from(["", " ", "\t", "  "]),
+                                                                      min_size=7, max_size=7),
+       paren=st.booleans())
+def test_a_plain_action_text_reads_as_the_parser_reads_it(words: list[str], gaps: list[str], paren: bool) -> None:
+    """Action texts ``(name arg ...)`` of plain names skip the parser (what sessions are sent, step after
+    step); every text reads as the parser reads it (name, args, span, text, argument spans) or is refused
+    with its error."""
+    import re
+
+    from pypddlengine.syntax import parser
+
+    body = gaps[0] + "".join(w + g for w, g in zip(words, gaps[1:], strict=False))
+    text = f"({body})" if paren else body
+
+    def read(path: re.Pattern[str]) -> object:
+        saved, parser._PLAIN_REF = parser._PLAIN_REF, path  # noqa: SLF001
+        try:
+            ref = parse_action_ref(text)
+            return ref, ref.span, ref.text, ref.arg_spans
+        except PDDLError as err:
+            return err.code, str(err)
+        finally:
+            parser._PLAIN_REF = saved  # noqa: SLF001
+
+    assert read(parser._PLAIN_REF) == read(re.compile("(?!)"))  # noqa: SLF001
+
+
+def test_the_plain_action_pattern_is_the_grammars_atom() -> None:
+    """The fast path's pattern is the grammar's GROUND_ATOMS token for one atom (possessive quantifiers
+    apart), so the two cannot drift apart."""
+    from importlib.resources import files
+
+    from pypddlengine.syntax import parser
+
+    grammar = files("pypddlengine.syntax").joinpath("pddl.lark").read_text()
+    token = grammar.split("GROUND_ATOMS.2: /", 1)[1].split("/\n", 1)[0]
+    assert token.startswith(parser._PLAIN_REF.pattern)  # noqa: SLF001
+
+
 def test_plan_formats() -> None:
     text = "; a plan\n0: (pick-up A) [1]\n0.5: (stack a b)\n(put-down c) ; trailing\n(noop)\n; cost = 4 (unit cost)\n"
     plan = parse_plan(text)
