@@ -25,10 +25,10 @@ it, stratum by stratum).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from .lifted import AtomKey, LiftedTask, Schema, Template
+from .usercache import dataclass
 
 __all__ = ["JoinStats", "OrderedQuery", "Relations", "join_source"]
 

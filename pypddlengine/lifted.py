@@ -37,6 +37,7 @@ from .errors import (
     nesting_guard,
 )
 from .exact import Value, approx, normal, to_text
+from .gcpause import paused_gc
 from .model import (
     OBJECT_TYPE,
     ActionDecl,
@@ -838,12 +839,17 @@ def load_task(
     :data:`pypddlengine.sources.PDDLSource`; with ``text`` always PDDL text or
     bytes, never a file name), at most ``max_bytes`` each. Messages name them
     ``domain_name`` and ``problem_name`` when given, else by their paths
-    (``<domain>``, ``<problem>`` for text read as a source)."""
+    (``<domain>``, ``<problem>`` for text read as a source).
+
+    The cyclic garbage collector is paused meanwhile (:func:`paused_gc`):
+    the tokens, model and compiled task hold no reference cycles, and its
+    scans of the growing heap cost 1-4 ms of a small task's 15-40 ms."""
     (d_text, d_name), (p_text, p_name) = read_task_sources(domain, problem, max_bytes=max_bytes,
                                                            domain_name=domain_name, problem_name=problem_name,
                                                            text=text)
-    return compile_task(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
-                        parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
+    with paused_gc():
+        return compile_task(parse_domain(d_text, filename=d_name, max_bytes=max_bytes),
+                            parse_problem(p_text, filename=p_name, max_bytes=max_bytes))
 
 
 def quantified_size(lifted: LiftedTask, cond: Condition | None, variables: tuple[Parameter, ...] = ()) -> int:
