@@ -132,12 +132,10 @@ class Schema:
     """For an axiom rule (``LiftedTask.axiom_schemas``): the axiom; ``add`` is its head."""
     numeric: tuple[NumericEffect, ...] = ()
     """The unconditional numeric effects of a numeric task (``total-cost`` increases included)."""
-    _parts: Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]] = field(
-        init=False, repr=False, compare=False
+    _parts: Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]] | None = field(
+        init=False, repr=False, compare=False, default=None
     )
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_parts", _instantiator(self))
+    """Made on the first :meth:`instantiate` (a session that only lists and steps never needs it)."""
 
     @property
     def arity(self) -> int:
@@ -158,7 +156,11 @@ class Schema:
 
     def instantiate(self, args: tuple[int, ...]) -> Instance:
         """The ground instance for ``args`` (object ids, already type-checked)."""
-        return Instance(self, args, *self._parts(args))
+        parts = self._parts
+        if parts is None:
+            parts = _instantiator(self)
+            object.__setattr__(self, "_parts", parts)
+        return Instance(self, args, *parts(args))
 
 
 def _instantiator(schema: Schema) -> Callable[[tuple[int, ...]], tuple[tuple[Any, ...], ...]]:
