@@ -27,7 +27,9 @@ run alternately so that both see the same load): the tables print the median
 (and the minimum, and the median CPU time of the same region); the first
 worker of each tool also walks, and its step median and peak RSS are shown.
 On the tasks that open in tens of milliseconds a single cold run moves by 2x
-with the machine's load, so one run per tool said little there.
+with the machine's load, so one run per tool said little there. Each tool
+walks with its own choices (same seed, its own action order), so the states
+differ but the per-step work is of the same kind.
 
 Our package runs from its bytecode, as ``pip install`` leaves it (pymimir's
 Python files are installed the same way): before measuring, the script
@@ -36,10 +38,10 @@ compiles the package's modules into their ``__pycache__`` folders with
 under ``PYTHONDONTWRITEBYTECODE=1``. ``--source`` skips that and removes
 nothing; then whatever module has no bytecode is compiled from source in each
 worker (``pypddlengine.joins``, imported on the first listing, costs about
-8 ms that way). Each tool walks with its own choices
-(same seed, its own action order), so the states differ but the per-step work
-is of the same kind. Targets (issue 33): initialise and step at or
-below pymimir's on every domain; every hard task opens in seconds within 2 GiB.
+8 ms that way).
+
+Targets (issue 33): initialise and step at or below pymimir's on every
+domain; every hard task opens in seconds within 2 GiB.
 
 pymimir (PyPI ``pymimir``) is a speed anchor only, never a dependency: the
 script skips it when it is not installed. Results print as Markdown with the
