@@ -421,7 +421,10 @@ class _Checker:
     def _condition(self, cond: Condition, scope: dict[str, tuple[str, ...]], where: str, *, lifted: bool) -> None:
         match cond:
             case Atom():
-                self._atom(cond, scope, where, lifted=lifted)
+                if lifted or scope:
+                    self._atom(cond, scope, where, lifted=lifted)
+                else:
+                    self._ground_atom(cond, where)
             case And(parts=parts):
                 for part in parts:
                     self._condition(part, scope, where, lifted=lifted)
@@ -627,9 +630,10 @@ class _Checker:
         elif not lifted:
             self._ground_fits.add((term.name, expected))
 
-    def _init_atom(self, atom: Atom) -> None:
-        """``_atom`` for an :init fact, skipping the atoms whose every argument
-        is a pair already seen to agree (they would report nothing)."""
+    def _ground_atom(self, atom: Atom, where: str) -> None:
+        """``_atom`` for an atom of the problem (an :init fact, a goal atom),
+        skipping the atoms whose every argument is a pair already seen to
+        agree (they would report nothing)."""
         expected = self.predicates.get(atom.predicate)
         if expected is not None and len(expected) == len(atom.terms):
             fits = self._ground_fits
@@ -638,7 +642,7 @@ class _Checker:
                     break
             else:
                 return
-        self._atom(atom, {}, ":init", lifted=False)
+        self._atom(atom, {}, where, lifted=False)
 
     def _term_span(self, term: Term, atom_span: Span | None, index: int) -> Span | None:
         """Where a term is written (only needed when there is something to report)."""
@@ -706,7 +710,7 @@ class _Checker:
                                f"the derived predicate '{name}' cannot be set in :init", fact.span,
                                hint="derived predicates are computed by their :derived rules")
                 case Atom():
-                    self._init_atom(fact)
+                    self._ground_atom(fact, ":init")
                 case NumericFact(target=target, value=value):
                     if target.name == TOTAL_COST and not target.terms and TOTAL_COST not in self.functions:
                         continue

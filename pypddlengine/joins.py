@@ -25,7 +25,6 @@ it, stratum by stratum).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from .lifted import AtomKey, LiftedTask, Schema, Template
@@ -84,14 +83,18 @@ class Relations:
             by_pos.setdefault((pred, pos, key[pos + 1]), set()).add(key)
 
 
-@dataclass(frozen=True, slots=True)
 class JoinStats:
-    """Size estimates for join ordering (from the initial state)."""
+    """Size estimates for join ordering (from the initial state). A plain
+    class, not a dataclass: making the class is part of a lifted session's
+    first listing, and making a dataclass costs a cold process ~0.3 ms."""
 
-    size: tuple[float, ...]
-    """Expected atoms of each predicate in a state."""
-    distinct: dict[tuple[int, int], float]
-    """Expected distinct objects at (predicate, position)."""
+    __slots__ = ("distinct", "size")
+
+    def __init__(self, size: tuple[float, ...], distinct: dict[tuple[int, int], float]) -> None:
+        self.size = size
+        """Expected atoms of each predicate in a state."""
+        self.distinct = distinct
+        """Expected distinct objects at (predicate, position)."""
 
     @staticmethod
     def of(lifted: LiftedTask) -> JoinStats:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from .errors import ErrorCode, GroundingLimitError
+from .gcpause import paused_gc
 from .lifted import AtomKey, LiftedTask, Schema, quantified_size
 from .model import And, Atom, Condition, Exists, Forall, Not, Or
 from .step import (
@@ -46,6 +47,7 @@ from .step import (
     tuple_source,
 )
 from .task import Listing, StepSpace
+from .usercache import compiled_batch
 
 if TYPE_CHECKING:
     from .joins import OrderedQuery
@@ -86,7 +88,9 @@ class LazyTask(StepSpace):
         self._axiom_cache: dict[tuple[int, tuple[int, ...]], GroundAxiom | None] = {}
         self.general: object | None = True if lifted.general else None
         self._joins: _Joins | None = None
-        self._makers = [self._maker(s) for s in (*lifted.schemas, *lifted.axiom_schemas)]
+        schemas = (*lifted.schemas, *lifted.axiom_schemas)
+        self._makers = [self._maker(s, code) for s, code in zip(schemas, _maker_codes(lifted, self.static),
+                                                                  strict=True)]
         intern = self.intern
         init = range(len(self.atoms))
         self.static_atoms = frozenset(self.atom_ids[k] for k in lifted.init if k[0] in self.static)
@@ -123,7 +127,7 @@ class LazyTask(StepSpace):
     def _encode(self, cond: Condition, binding: dict[str, int]) -> Formula:
         return encode(self.lifted, cond, binding, self._atom)
 
-    def _maker(self, schema: Schema) -> Any:
+    def _maker(self, schema: Schema, code: CodeType) -> Any:
         ns: dict[str, Any] = {
             "ids": self.atom_ids, "atoms": self.atoms, "append": self.atoms.append, "init": self.lifted.init,
             "schema": schema,
@@ -131,7 +135,7 @@ class LazyTask(StepSpace):
             "new_id": self._ids.__next__,
             "cost_of": lambda a, s=schema: action_cost(self.lifted, s, a),
         }
-        exec(_maker_code(self.lifted, schema, self.static), ns)
+        exec(code, ns)
         return ns["make"]
 
     # ------------------------------------------------------------------ actions and axioms
@@ -172,9 +176,11 @@ class LazyTask(StepSpace):
         return ax
 
     def joins(self) -> _Joins:
-        """The successor generator (built on first use: validation needs none)."""
+        """The successor generator (built on first use: validation needs none;
+        with the garbage collector paused, as the task itself was built)."""
         if self._joins is None:
-            self._joins = _Joins(self)
+            with paused_gc():
+                self._joins = _Joins(self)
         return self._joins
 
     def applicable(self, state: State, schemas: Iterable[int] | None = None) -> list[GroundAction]:
@@ -251,26 +257,30 @@ class LazyListing(Listing):
         return found[:k]
 
 
-def _maker_code(lifted: LiftedTask, schema: Schema, static: frozenset[int]) -> CodeType:
-    """The compiled ``make(a)`` of ``schema`` for :class:`LazyTask` (cached on
-    the lifted task: every validation builds a :class:`LazyTask`)."""
+def _maker_codes(lifted: LiftedTask, static: frozenset[int]) -> list[CodeType]:
+    """The compiled ``make(a)`` of each action schema, then of each axiom
+    rule, for :class:`LazyTask` (cached on the lifted task: every validation
+    builds a :class:`LazyTask`; compiled through the per-user cache)."""
     cache = lifted.generated
-    code = cache.get(("lazy-make", schema.id))
-    if code is not None:
-        return cast(CodeType, code)
-    lines = ["def make(a):"]
-    body, parts = action_source(schema, static, lazy=True, intern="ids.setdefault(k, len(atoms)); append(k)")
-    lines += body
-    if schema.axiom is not None:
-        lines.append(f"    return GroundAxiom({parts['add'][0]}, {tuple_source(parts['pre'])}, "
-                     f"{tuple_source(parts['neg'])}, None)")
-    else:
-        lines.append(
-            f"    return Action(new_id(), schema, a, {tuple_source(parts['pre'])}, "
-            f"{tuple_source(parts['neg'])}, {tuple_source(parts['add'])}, {tuple_source(parts['delete'])}, "
-            f"{'cost_of(a)' if lifted.uses_action_costs else '1'})")
-    code = cache[("lazy-make", schema.id)] = compile("\n".join(lines) + "\n", f"<make {schema.name}>", "exec")
-    return code
+    codes = cache.get("lazy-make")
+    if codes is not None:
+        return cast(list[CodeType], codes)
+    sources = []
+    for schema in (*lifted.schemas, *lifted.axiom_schemas):
+        lines = ["def make(a):"]
+        body, parts = action_source(schema, static, lazy=True, intern="ids.setdefault(k, len(atoms)); append(k)")
+        lines += body
+        if schema.axiom is not None:
+            lines.append(f"    return GroundAxiom({parts['add'][0]}, {tuple_source(parts['pre'])}, "
+                         f"{tuple_source(parts['neg'])}, None)")
+        else:
+            lines.append(
+                f"    return Action(new_id(), schema, a, {tuple_source(parts['pre'])}, "
+                f"{tuple_source(parts['neg'])}, {tuple_source(parts['add'])}, {tuple_source(parts['delete'])}, "
+                f"{'cost_of(a)' if lifted.uses_action_costs else '1'})")
+        sources.append(("\n".join(lines) + "\n", f"<make {schema.name}>"))
+    codes = cache["lazy-make"] = compiled_batch("make", sources)
+    return codes
 
 
 class _Joins:
@@ -442,10 +452,7 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
         return cached  # type: ignore[return-value]
     stats = JoinStats.of(lifted)
     used: dict[tuple[bool, int], set[int]] = {}
-    codes: dict[object, CodeType] = {}
-
-    def compiled(source: str, label: str) -> CodeType:
-        return compile(source, label, "exec")
+    sources: dict[object, tuple[str, str]] = {}  # compiled together at the end, through the per-user cache
 
     for schema in lifted.schemas:
         # an instance costs more than a join step; a general one also evaluates its residual precondition,
@@ -458,7 +465,7 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
         else:  # the join decided the whole precondition
             emit.append("if act is not None: out.append(act)")
         src = join_source(schema, static, stats, name="app", params="out, state", emit=emit, used=used)
-        codes[("app", schema.id)] = compiled(src, f"<applicable {schema.name}>")
+        sources[("app", schema.id)] = (src, f"<applicable {schema.name}>")
     reruns: set[int] = set()
     for k, stratum in enumerate(lifted.axiom_strata):
         own = {s.add[0][0] for s in stratum}
@@ -468,14 +475,15 @@ def _join_codes(lifted: LiftedTask, static: frozenset[int]) -> JoinCodes:
             head = f"({', '.join([str(pred), *[f'v{a}' if a >= 0 else str(~a) for a in args]])},)"
             emit = [f"out.append((a, {head}))"]
             src = join_source(schema, static, stats, name="full", params="out", emit=emit, used=used)
-            codes[("full", schema.id)] = compiled(src, f"<axiom {schema.name}>")
+            sources[("full", schema.id)] = (src, f"<axiom {schema.name}>")
             for i, (p, _) in enumerate(schema.pre):
                 if p in own:
                     src = join_source(schema, static, stats, name="trig", params="key, out", emit=emit,
                                       trigger=i, used=used)
-                    codes[("trig", schema.id, i)] = compiled(src, f"<axiom {schema.name} on {i}>")
+                    sources[("trig", schema.id, i)] = (src, f"<axiom {schema.name} on {i}>")
             if schema.residual is not None and _predicates(schema.residual) & names:
                 reruns.add(k)
+    codes = dict(zip(sources, compiled_batch("joins", list(sources.values())), strict=True))
     result = (codes, used, frozenset(reruns))
     lifted.generated["lazy-joins"] = result
     return result

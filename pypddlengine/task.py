@@ -152,7 +152,7 @@ _DIGITS = re.compile(r"(\d+)")
 
 def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key for names in natural order: ``b2`` before ``b10``."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text))
+    return tuple([(0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(text)])  # a list: faster
 
 
 SORT_KEYS = 500_000

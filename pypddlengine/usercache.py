@@ -6,6 +6,8 @@ Two things are kept, in a private folder (``$XDG_CACHE_HOME/pypddlengine`` or
 ``~/.cache/pypddlengine``, mode 0700, owned by the user):
 
 * the parser's tables, derived from ``pddl.lark`` (see :mod:`.syntax._lalr`);
+* the compiled code of the functions the lifted backend generates per task
+  (:func:`compiled_batch`): opening a task opened before compiles nothing;
 * the compiled methods that :func:`dataclasses.dataclass` generates. On
   Python 3.11 and 3.12 the decorator compiles five or six small functions per
   class from source text on every import, and with ~50 classes on the
@@ -35,7 +37,7 @@ import types
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["cache_folder", "dataclass", "write_atomic"]
+__all__ = ["cache_folder", "compiled_batch", "dataclass", "write_atomic"]
 
 _T = TypeVar("_T")
 _PY = f"py{sys.version_info[0]}{sys.version_info[1]}"
@@ -73,6 +75,52 @@ def write_atomic(path: str, data: bytes) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+# ----------------------------------------------------------------------------- compiled generated code
+
+MAX_BATCH_FILES = 300
+"""Files of generated code kept (one per task's batch); past it the oldest go."""
+
+
+def compiled_batch(kind: str, sources: list[tuple[str, str]]) -> list[types.CodeType]:
+    """``compile(source, filename, "exec", dont_inherit=True)`` for each
+    ``(source, filename)``, reusing the code stored for this exact batch.
+
+    A task's generated functions (its lifted joins and instance makers) are
+    the same text each time the task is opened; compiling them cost 2-4 ms of
+    a small task's opening. One file per batch (``kind`` names it; the key is
+    a checksum of the texts, and the stored texts are compared in full, so a
+    different batch is never mistaken for it); at most
+    :data:`MAX_BATCH_FILES` files, the least recently written deleted."""
+    folder = cache_folder() if sources else None
+    if folder is None:
+        return [compile(src, name, "exec", dont_inherit=True) for src, name in sources]
+    import zlib
+
+    text = "\0".join(f"{name}\0{src}" for src, name in sources).encode()
+    path = os.path.join(folder, f"code-{kind}-{_PY}-{zlib.crc32(text):08x}{zlib.adler32(text):08x}-{len(text)}"
+                                ".marshal")
+    try:
+        with open(path, "rb") as f:
+            stored, codes = marshal.loads(f.read())
+        if stored == sources and all(isinstance(c, types.CodeType) for c in codes):
+            return codes  # type: ignore[no-any-return]
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    codes = [compile(src, name, "exec", dont_inherit=True) for src, name in sources]
+    write_atomic(path, marshal.dumps((sources, codes)))
+    _forget_old_batches(folder)
+    return codes
+
+
+def _forget_old_batches(folder: str) -> None:
+    with contextlib.suppress(OSError):
+        files = [e for e in os.scandir(folder) if e.name.startswith("code-") and e.name.endswith(".marshal")]
+        if len(files) > MAX_BATCH_FILES:
+            files.sort(key=lambda e: e.stat().st_mtime)
+            for entry in files[:len(files) - MAX_BATCH_FILES]:
+                os.unlink(entry.path)
 
 
 # ----------------------------------------------------------------------------- compiled dataclass methods

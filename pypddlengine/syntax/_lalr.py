@@ -34,8 +34,10 @@ from ..usercache import cache_folder, write_atomic
 
 __all__ = ["FORMAT", "ParseFailure", "Tables", "Token", "Tree", "load_tables"]
 
-FORMAT = 3
-"""Version of the table layout; part of the cache file's name."""
+FORMAT = 4
+"""Version of the table layout; part of the cache file's name. (4: each
+stored regex form is its own marshalled bytes, read when its lexer is first
+used: unmarshalling all 54 forms up front was half of loading the tables.)"""
 
 
 class Token(str):
@@ -116,6 +118,30 @@ def _filter(keep: tuple[tuple[int, bool], ...], f: Callable[[list[Any]], Any]) -
     return shape
 
 
+class _Callbacks(dict[int, Callable[[list[Any]], Any]]):
+    """Rule number -> the callback that builds its value from its children."""
+
+    __slots__ = ("rules", "transformer")
+
+    def __init__(self, rules: list[tuple[str, int, str, bool, tuple[tuple[int, bool], ...] | None]],
+                 transformer: Any) -> None:
+        super().__init__()
+        self.rules = rules
+        self.transformer = transformer
+
+    def __missing__(self, rule: int) -> Callable[[list[Any]], Any]:
+        _origin, _size, name, expand1, keep = self.rules[rule]
+        f = getattr(self.transformer, name, None)
+        if f is None:
+            f = (lambda data: lambda children: Tree(data, children))(name)
+        if expand1:
+            f = _expand_single(f)
+        if keep is not None:
+            f = _filter(keep, f)
+        self[rule] = f
+        return f
+
+
 class Tables:
     """Parse tables loaded from plain data; callbacks are bound per transformer."""
 
@@ -129,7 +155,7 @@ class Tables:
         self.ignore = frozenset(data["ignore"])
         self.newline = frozenset(data["newline"])
         self._lexer_data: list[Any] = data["lexers"]
-        self._compiled_forms: dict[str, tuple[Any, ...]] = data.get("compiled", {})
+        self._compiled_forms: dict[str, bytes] = data.get("compiled", {})
         self.state_lexer: list[int] = data["state_lexer"]
         # compiled on first use, as lark does: a plan compiles only its own few patterns
         self._scanners: list[Callable[[str, int], re.Match[str] | None] | None] = [None] * len(self._lexer_data)
@@ -160,29 +186,20 @@ class Tables:
         form = self._compiled_forms.get(f"{flags}:{pattern}")
         if form is not None:
             try:
-                return _sre.compile(pattern, *form)  # type: ignore[no-any-return]
-            except (TypeError, ValueError, RuntimeError):
+                return _sre.compile(pattern, *marshal.loads(form))  # type: ignore[no-any-return]
+            except (TypeError, ValueError, RuntimeError, EOFError):
                 self._compiled_forms = {}  # another layout after all: compile as usual from now on
         return re.compile(pattern, flags)
 
-    def bind(self, transformer: Any) -> tuple[list[Callable[[list[Any]], Any]], dict[str, Callable[[Any], Any]]]:
-        """Rule callbacks (lark's wrappers around the transformer's methods)
-        and token callbacks (methods named after a terminal)."""
-        callbacks = []
-        for _origin, _size, name, expand1, keep in self.rules:
-            f = getattr(transformer, name, None)
-            if f is None:
-                f = (lambda data: lambda children: Tree(data, children))(name)
-            if expand1:
-                f = _expand_single(f)
-            if keep is not None:
-                f = _filter(keep, f)
-            callbacks.append(f)
+    def bind(self, transformer: Any) -> tuple[_Callbacks, dict[str, Callable[[Any], Any]]]:
+        """Rule callbacks (lark's wrappers around the transformer's methods,
+        by rule number, each made when its rule is first reduced: a parse
+        reduces a fraction of the grammar's rules) and token callbacks
+        (methods named after a terminal)."""
         tokens = {t: getattr(transformer, t) for t in self.terminals if callable(getattr(transformer, t, None))}
-        return callbacks, tokens
+        return _Callbacks(self.rules, transformer), tokens
 
-    def parse(self, text: str, start: str, bound: tuple[list[Callable[[list[Any]], Any]],
-                                                           dict[str, Callable[[Any], Any]]]) -> Any:
+    def parse(self, text: str, start: str, bound: tuple[_Callbacks, dict[str, Callable[[Any], Any]]]) -> Any:
         """Parse ``text`` from ``start``; raise :class:`ParseFailure` where lark would raise."""
         callbacks, token_callbacks = bound
         states = self.states

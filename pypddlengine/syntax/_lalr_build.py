@@ -54,14 +54,17 @@ class _Recorder:
         return self._sre.compile(*args)
 
 
-def compiled_forms(patterns: set[tuple[str, int]]) -> dict[str, tuple[Any, ...]]:
+def compiled_forms(patterns: set[tuple[str, int]]) -> dict[str, bytes]:
     """``pattern -> arguments of _sre.compile`` as the ``re`` module of this
-    Python computes them (its pattern parser and code generator, unchanged).
-    Loading them spares each process the pure-Python regex compiler, a third
-    of parsing a small domain; keyed in the tables by ``_sre.MAGIC``."""
+    Python computes them (its pattern parser and code generator, unchanged),
+    each marshalled on its own (the runtime reads a form when its lexer is
+    first used). Loading them spares each process the pure-Python regex
+    compiler, a third of parsing a small domain; keyed in the tables by
+    ``_sre.MAGIC``."""
+    import marshal
     from re import _compiler  # type: ignore[attr-defined]  # private (3.11+), absent from typeshed's re stubs
 
-    forms: dict[str, tuple[Any, ...]] = {}
+    forms: dict[str, bytes] = {}
     real = _compiler._sre
     recorder = _Recorder(real)
     _compiler._sre = recorder  # type: ignore[assignment]
@@ -72,8 +75,8 @@ def compiled_forms(patterns: set[tuple[str, int]]) -> dict[str, tuple[Any, ...]]
             if recorder.args is None or recorder.args[0] != pattern:
                 return {}
             final, code, groups, groupindex, indexgroup = recorder.args[1:]
-            forms[f"{flags}:{pattern}"] = (int(final), [int(c) for c in code], int(groups), dict(groupindex),
-                                           tuple(indexgroup))  # plain ints: opcodes are int subclasses
+            forms[f"{flags}:{pattern}"] = marshal.dumps((int(final), [int(c) for c in code], int(groups),
+                                                         dict(groupindex), tuple(indexgroup)))  # plain ints
     finally:
         _compiler._sre = real  # type: ignore[assignment]
     return forms

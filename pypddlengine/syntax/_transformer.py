@@ -222,6 +222,30 @@ def _split_numeric_run(tok: Token) -> list[NumericFact]:
     return facts
 
 
+_NAME_IN_RUN = re.compile(r"[^ \t\f\r\n]+")
+
+
+def _split_names(tok: Token) -> list[Token]:
+    """The NAME tokens a NAMES token (names separated by whitespace) stands
+    for, each with the text and position the lexer would have given it."""
+    value: str = tok.value
+    line: int = tok.line  # type: ignore[assignment]
+    base: int = tok.start_pos  # type: ignore[assignment]
+    line_start = -tok.column + 1  # type: ignore[operator]  # offset of the token's line start in ``value``
+    last = 0
+    names: list[Token] = []
+    for m in _NAME_IN_RUN.finditer(value):
+        start, end = m.span()
+        breaks = value.count("\n", last, start)
+        if breaks:
+            line += breaks
+            line_start = value.rfind("\n", last, start) + 1
+        last = start
+        column = start - line_start + 1
+        names.append(Token("NAME", m.group(), base + start, line, column, line, column + end - start, base + end))
+    return names
+
+
 def _split_atom_run(tok: Token) -> list[Atom]:
     """The atoms of an ATOMS/GROUND_ATOMS token, each with its own span."""
     atoms: list[Atom] = []
@@ -683,6 +707,9 @@ class PDDLTransformer:
     # ------------------------------------------------------------ typed lists
 
     def typed_names(self, c: list[Any]) -> list[tuple[Token, tuple[str, ...], tuple[Span, ...]]]:
+        if any(getattr(child, "type", None) == "NAMES" for child in c):
+            c = [name for child in c for name in
+                 (_split_names(child) if getattr(child, "type", None) == "NAMES" else (child,))]
         return _group_typed(c)
 
     def typed_variables(self, c: list[Any]) -> list[Parameter]:

@@ -141,8 +141,10 @@ def read_text(data: str | bytes, *, name: str, max_bytes: int = MAX_INPUT_BYTES)
     if isinstance(data, bytes):
         if b"\x00" in data:
             raise PDDLSyntaxError(f"{name} is binary data, not PDDL text", code=ErrorCode.BINARY_INPUT)
-        try:
-            text = data.decode("utf-8-sig")
+        try:  # "utf-8" and the BOM dropped by hand: the "utf-8-sig" codec is a module imported on first use
+            text = data.decode("utf-8")
+            if text.startswith("\ufeff"):
+                text = text[1:]
         except UnicodeDecodeError:
             text = data.decode("latin-1")
     else:
@@ -223,6 +225,7 @@ _WORDS = {
     "RPAR": "')'",
     "COMMA": "','",
     "NAME": "a name",
+    "NAMES": "a name",
     "VARIABLE": "a variable such as ?x",
     "KEYWORD": "a :keyword",
     "NUMBER": "a number",
@@ -380,6 +383,12 @@ def _translate(err: UnexpectedInput, source: SourceFile, what: str) -> PDDLSynta
         )
     assert isinstance(err, UnexpectedToken)
     tok = err.token
+    if tok.type == "NAMES":  # a run of names where none may stand: the first name is the unexpected token
+        from lark import Token as LarkToken
+
+        first = tok.value.split()[0]
+        tok = LarkToken("NAME", first, tok.start_pos, tok.line, tok.column, tok.line,
+                        tok.column + len(first), tok.start_pos + len(first))
     span = Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
     expected = _expected_words(err.expected or ())
     if tok.type == "RPAR" and "')'" not in expected:
@@ -583,8 +592,10 @@ def _plan_text(data: str | bytes, name: str, max_bytes: int) -> tuple[str, Sourc
     if isinstance(data, bytes):
         if b"\x00" in data:
             raise PDDLSyntaxError(f"{name} is binary data, not a plan", code=ErrorCode.BINARY_INPUT)
-        try:
-            text = data.decode("utf-8-sig")
+        try:  # "utf-8" and the BOM dropped by hand: the "utf-8-sig" codec is a module imported on first use
+            text = data.decode("utf-8")
+            if text.startswith("\ufeff"):
+                text = text[1:]
         except UnicodeDecodeError:
             text = data.decode("latin-1")
     else:

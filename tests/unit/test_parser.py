@@ -155,6 +155,30 @@ def test_runs_and_structural_atoms_agree_on_spans() -> None:
     assert [str(a) for a in problem.goal.parts] == ["(p a)", "(q a b)"]
 
 
+@pytest.mark.parametrize(("objects", "names"), [
+    ("a Bee c - block d", ["a", "Bee", "c", "d"]),
+    ("a\n  Bee\tc ; x y\n c2 - block\n\n d e", ["a", "Bee", "c", "c2", "d", "e"]),
+    ("a - (either block t) Bee c - t d-1 e_2", ["a", "Bee", "c", "d-1", "e_2"]),
+    ("a", ["a"]),
+    ("a b", ["a", "b"]),
+])
+def test_runs_of_names_keep_each_name_and_its_position(objects: str, names: list[str]) -> None:
+    """Names in a typed list lex as one run token (the parser's shortcut);
+    each object keeps its spelling and the span of its own text, as when
+    every name was a token of its own (the lark reference runtime agrees)."""
+    from pypddlengine.syntax.parser import _lark_parser
+
+    text = f"(define (problem s) (:domain d)\n (:objects {objects})\n (:init (p a)) (:goal (p a)))"
+    problem = parse_problem(text)
+    assert problem == _lark_parser().parse(text, start="pddl_file")
+    assert [o.display for o in problem.objects] == names
+    lines = text.split("\n")
+    for obj in problem.objects:
+        span = obj.span
+        assert span is not None and span.line == span.end_line
+        assert lines[span.line - 1][span.column - 1:span.end_column - 1] == obj.display
+
+
 # ---------------------------------------------------------------- property tests: formatting never matters
 
 

@@ -115,3 +115,42 @@ def test_each_installation_keeps_its_own_file_and_old_ones_go(tmp_path: Path) ->
     os.utime(old, (month_ago, month_ago))
     usercache._forget_old_installs(str(ours))
     assert ours.exists() and recent.exists() and not old.exists()
+
+
+def test_a_batch_of_generated_code_is_compiled_once_and_reused(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lifted backend's generated functions: the second time a batch is
+    asked for, its code comes from the file (no compile), runs the same, and
+    a batch differing in one character is compiled afresh, never mistaken."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("PYPDDL_NO_CACHE", raising=False)
+    batch = [("def f(a):\n    return a + 1\n", "<f>"), ("def g(a):\n    return [a] * 2\n", "<g>")]
+    first = usercache.compiled_batch("test", batch)
+    (stored,) = (tmp_path / "pypddlengine").glob("code-test-*.marshal")
+    compiled: list[str] = []
+    real = compile
+
+    def counting(source: str, *args: object, **kwargs: object) -> object:
+        compiled.append(source)
+        return real(source, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.compile", counting)
+    again = usercache.compiled_batch("test", batch)
+    assert compiled == []
+    for a, b in zip(first, again, strict=True):
+        ns_a: dict[str, object] = {}
+        ns_b: dict[str, object] = {}
+        exec(a, ns_a)
+        exec(b, ns_b)
+        name = "f" if "f" in ns_a else "g"
+        assert ns_a[name](3) == ns_b[name](3)  # type: ignore[operator]
+        assert b.co_filename in ("<f>", "<g>")
+    other = [batch[0], ("def g(a):\n    return [a] * 3\n", "<g>")]
+    ns: dict[str, object] = {}
+    exec(usercache.compiled_batch("test", other)[1], ns)
+    assert ns["g"](1) == [1, 1, 1]  # type: ignore[operator]
+    assert len(compiled) == 2 and stored.is_file()
+    monkeypatch.setenv("PYPDDL_NO_CACHE", "1")
+    exec(usercache.compiled_batch("test", other)[1], ns)  # no cache: compiled in the process, nothing read
+    assert ns["g"](2) == [2, 2, 2]  # type: ignore[operator]
+    assert len(compiled) == 4
