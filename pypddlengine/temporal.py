@@ -271,6 +271,10 @@ _STEP = re.compile(r"^\s*(?:(?P<time>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*:)?\s*\(\
                    r"\s*(?:\[\s*(?P<dur>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*\])?\s*(?P<rest>.*)$")
 """A step: decimals as IPC plans write them (at most 15 digits each side of the point: times stay finite and
 exact in floating point's range, where VAL computes them)."""
+_PLACES = re.compile(r"\.([0-9]+)")
+_WRITTEN = re.compile(r"([-+]?[0-9]{0,15}\.?[0-9]{1,15}): \(([^()]*)\)(?: \[([-+]?[0-9]{0,15}\.?[0-9]{1,15})\])?")
+"""A step as planners write it (``0.000: (act a b) [5.000]``), read first: a line it matches whole, :data:`_STEP`
+matches with the same time, duration and words (its body is stripped, which splitting ignores) and nothing after."""
 
 
 def parse_timed_plan(text: str, name: str = "<plan>") -> list[TimedStep]:
@@ -291,11 +295,18 @@ def _plan_lines(text: str, name: str) -> list[tuple[str | None, list[str], str |
     """``(time, words, duration, line)`` of each step of a timed plan, numbers as written (``None``: absent),
     words folded: the one reader of timed plans, behind :func:`parse_timed_plan` and the validator."""
     lines: list[tuple[str | None, list[str], str | None, int]] = []
-    match = _STEP.match
+    match, written = _STEP.match, _WRITTEN.fullmatch
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split(";", 1)[0].strip()
         if not line or line == ")":
             continue
+        m = written(line)
+        if m is not None:
+            time, body, dur = m.groups()
+            words = body.lower().split()
+            if words:
+                lines.append((time, words, dur, number))
+                continue
         m = match(line)
         if m is not None:
             time, body, dur, rest = m.groups()
@@ -524,20 +535,32 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
     integer ones; Fractions are made only for the report and for the value of
     ``?duration``. Whether two times are one happening, and whether a
     duration meets its bound, is decided in floating point, as VAL does."""
-    read: list[tuple[tuple[int, int], str, tuple[str, ...], tuple[int, int] | None, str | None, int]]
+    texts: list[str] | None = None
     if isinstance(plan, str):
-        read = [(_decimal(time) if time is not None else (index, 1), words[0], tuple(words[1:]),
-                 None if dur is None else _decimal(dur), None, number)
-                for index, (time, words, dur, number) in enumerate(_plan_lines(plan, name))]
+        lines: list[tuple[Any, list[str], Any, int]] = _plan_lines(plan, name)  # type: ignore[assignment]
+        # ten to the most decimal places of any number of the text (comments included: a larger unit is as exact)
+        unit = 10 ** max(map(len, _PLACES.findall(plan)), default=0)
     else:
-        read = [(_ratio(st.time), st.name, st.args, None if st.duration is None else _ratio(st.duration), st.text,
-                 st.line) for st in plan]
+        given = list(plan)
+        texts = [st.text for st in given]
+        lines = [(st.time, [st.name, *st.args], st.duration, st.line) for st in given]
+        unit = lcm(*{Fraction(x).denominator for st in given for x in (st.time, st.duration) if x is not None})
     tils = task.tils
-    til_times = [_ratio(til.time.value) for til in tils]
-    denominators = {t[1] for t, *_ in read} | {d[1] for _, _, _, d, _, _ in read if d is not None} \
-        | {d for _, d in til_times}
-    unit = lcm(*denominators)
-    scale = {d: unit // d for d in denominators}
+    til_times = [Fraction(til.time.value) for til in tils]
+    unit = lcm(unit, *(t.denominator for t in til_times))
+    shift = [unit // 10 ** p for p in range(len(str(unit)))]  # unit // 10 ** p for every p with 10 ** p | unit
+
+    def units(x: Any) -> int:
+        """A time or duration (a decimal as written, or an exact number) in units."""
+        if x.__class__ is str:
+            whole, _, places = x.partition(".")
+            return int(whole + places) * shift[len(places)]
+        x = Fraction(x)
+        return x.numerator * (unit // x.denominator)  # type: ignore[no-any-return]
+
+    def exact(t: int) -> Fraction:
+        return Fraction(t, unit)
+
     space = LazyTask(task.lifted)
     lifted = space.lifted
     lookup = space.lookup
@@ -549,149 +572,184 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
     failure: TemporalFailure | None = None
     happenings = 0
     makespan = 0  # in units, as every time below
-    # per step, numbered from 1: its snap schemas (start or plain action, end, over all), objects, time, duration
-    schemas: list[tuple[Any, Any, Any]] = [(None, None, None)]
-    arguments: list[tuple[int, ...]] = [()]
-    begins: list[int] = [0]
-    lengths: list[int] = [0]
+    # step n (from 1) is steps[n]: its snap schemas (start or plain action, end, over all), objects, time, duration
+    steps: list[tuple[tuple[Any, Any, Any], tuple[int, ...], int, int]] = [((None, None, None), (), 0, 0)]
 
     def label(n: int) -> str:  # made for a failure only
-        return lifted.render_action(schemas[n][0], arguments[n])
-
-    def exact(t: int) -> Fraction:
-        return Fraction(t, unit)
+        return lifted.render_action(steps[n][0][0], steps[n][1])
 
     try:
         events: dict[int, list[tuple[int, int, float]]] = {}  # time -> (kind, step or TIL, time as VAL computes it)
-        snaps = {d: tuple(lifted.schema_index[f"{d}@{at}"] for at in _SNAPS) for d in task.durative}
+        snaps: dict[str, tuple[Any, Any, Any]] = {
+            d: (lifted.schema_index[f"{d}@start"], lifted.schema_index[f"{d}@end"], lifted.schema_index[f"{d}@all"])
+            for d in task.durative}
+        starts = {d: f"{d}@start" for d in task.durative}
+        plain = task.plain
         resolve = lifted.resolve_known
-        for number, ((tn, td), verb, words, dur, text, line) in enumerate(read, start=1):
-            t = tn * scale[td]
-            fat = tn / td  # the time in binary floating point, as VAL reads it (an int division rounds exactly)
+        for number, (time, words, dur, line) in enumerate(lines, start=1):
+            t = (number - 1) * unit if time is None else units(time)
+            fat = t / unit  # the time in binary floating point, as VAL reads it (an int division rounds exactly)
+            verb, args = words[0], words[1:]
             triple = snaps.get(verb)
-            if triple is None and verb not in task.plain:
-                raise _Failed(TemporalFailure(exact(t), number, text or _words(verb, words), ErrorCode.UNKNOWN_ACTION,
+            if triple is None and verb not in plain:
+                raise _Failed(TemporalFailure(exact(t), number, _words(verb, args) if texts is None
+                                              else texts[number - 1], ErrorCode.UNKNOWN_ACTION,
                                               f"the domain has no action '{verb}'"))
-            key = verb if triple is None else f"{verb}@start"
-            hit = resolve(key, words)
-            if hit is None:  # a bad reference: the full resolution raises its precise error
-                text = text or _words(verb, words)
+            key = verb if triple is None else starts[verb]
+            hit = resolve(key, args)  # type: ignore[arg-type]  # (a list: it is only read)
+            if hit is None:  # a bad reference: the full resolution says what is wrong
+                text = _words(verb, args) if texts is None else texts[number - 1]
                 try:
-                    hit = lifted.resolve(ActionRef(key, words, Span(line, 1, line, 1) if line else None, text))
+                    hit = lifted.resolve(ActionRef(key, tuple(args), Span(line, 1, line, 1) if line else None, text))
                 except PDDLError as err:
                     raise _Failed(TemporalFailure(exact(t), number, text, err.code, err.message)) from None
-            schema, ids = hit
-            schemas.append((schema, None, None) if triple is None else triple)  # type: ignore[arg-type]
-            arguments.append(ids)
-            begins.append(t)
             if triple is None:
-                lengths.append(0)  # VAL ignores a duration written after a plain action
-                events.setdefault(t, []).append((_ACTION, number, fat))
+                steps.append(((hit[0], None, None), hit[1], t, 0))  # VAL ignores a duration after a plain action
+                at = events.get(t)
+                if at is None:
+                    events[t] = [(_ACTION, number, fat)]
+                else:
+                    at.append((_ACTION, number, fat))
                 continue
             if dur is None:
-                raise _Failed(TemporalFailure(exact(t), number, label(number), "MISSING_DURATION",
+                raise _Failed(TemporalFailure(exact(t), number, lifted.render_action(*hit), "MISSING_DURATION",
                                               "a durative action needs its duration: '[d]' after the action"))
-            dn, dd = dur
-            if dn < 0:  # VAL runs the end before the start instead (docs/time.md)
-                raise _Failed(TemporalFailure(exact(t), number, label(number), "BAD_DURATION",
-                                              f"the duration {to_text(normal(Fraction(dn, dd)))} is negative"))
-            d = dn * scale[dd]
-            lengths.append(d)
-            events.setdefault(t, []).append((_START, number, fat))
-            events.setdefault(t + d, []).append((_END, number, fat + dn / dd))  # VAL: start's float + duration's
-        for i, (tn, td) in enumerate(til_times):
-            events.setdefault(tn * scale[td], []).append((_TIL, i, tn / td))
-        bounds = _DurationBounds(task)
-        running: dict[int, tuple[int, int, Any]] = {}  # step -> (start, end, invariant action)
-        for t, group in _happenings(events, tolerance / 10):
+            d = units(dur)
+            if d < 0:  # VAL runs the end before the start instead (docs/time.md)
+                raise _Failed(TemporalFailure(exact(t), number, lifted.render_action(*hit), "BAD_DURATION",
+                                              f"the duration {to_text(normal(exact(d)))} is negative"))
+            steps.append((triple, hit[1], t, d))
+            at = events.get(t)
+            if at is None:
+                events[t] = [(_START, number, fat)]
+            else:
+                at.append((_START, number, fat))
+            at = events.get(t + d)
+            if at is None:  # VAL: the end's time is the start's float plus the duration's
+                events[t + d] = [(_END, number, fat + d / unit)]
+            else:
+                at.append((_END, number, fat + d / unit))
+        for i, til_time in enumerate(til_times):
+            t = units(til_time)
+            events.setdefault(t, []).append((_TIL, i, t / unit))
+        bounds = _DurationBounds(task).of
+        running: dict[int, Any] = {}  # step -> its invariant action, for every action running
+        watched: dict[int, Any] = {}  # the same, for the running actions whose invariant may fail
+        merge = tolerance / 10
+
+        def condition(t: int, kind: int, n: int, before: Any) -> Any:
+            """The ground snap action ``kind`` of step ``n``, its duration and condition checked in ``before``."""
+            triple, args, _, length = steps[n]
+            schema = triple[kind == _END]
+            if kind != _ACTION:  # (at end (<= ?duration e)) is read at the end (PDDL 2.1, VAL)
+                for op, bound, expr in bounds(schema, args, before.values if numeric else ()):
+                    if bound is None:
+                        raise _Failed(TemporalFailure(exact(t), n, label(n), "BAD_DURATION",
+                                                      f"the duration bound {_show(expr)} has no value here"))
+                    if not _fits(op, length / unit, float(bound), tolerance):
+                        raise _Failed(TemporalFailure(
+                            exact(t), n, label(n), "BAD_DURATION",
+                            f"the duration {to_text(normal(exact(length)))} does not satisfy "
+                            f"(?duration {op} {_show(expr)}) = {to_text(bound)}"))
+                if hidden is not None:  # the hidden ?duration slot is set for each reader in turn
+                    before.values[hidden] = exact(length)
+            act = lookup(schema, args)
+            if act is None or not act.applicable(before):
+                read = None if act is None else read_error(act, before)
+                why = "its condition does not hold" if read is None else read.message
+                raise _Failed(TemporalFailure(
+                    exact(t), n, f"{label(n)} ({_KINDS[kind]})", "INAPPLICABLE_ACTION", why,
+                    tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(before)))))
+            return act
+
+        def effect(state: Any, before: Any, t: int, kind: int, n: int, act: Any) -> None:
+            """Apply the snap action ``act`` (``kind`` of step ``n``), its effects read in ``before``."""
+            try:
+                apply_snap(state, before, act, None if kind == _ACTION else exact(steps[n][3]), hidden)
+            except NumericError as err:
+                raise _Failed(TemporalFailure(exact(t), n, label(n), err.code, err.message)) from None
+
+        def start(n: int) -> None:
+            triple, args, _, _ = steps[n]
+            inv = running[n] = lookup(triple[2], args)
+            if not (inv.__class__ is GroundAction and hidden is None and not inv.pre and not inv.neg):
+                watched[n] = inv  # (an invariant without a condition holds in every state)
+
+        for t, group in _happenings(events, merge):
             happenings += 1
-            alone = len(group) == 1  # one snap: no other to interfere with, its effects can read the state itself
-            if not alone:
-                group.sort(key=_ORDER)  # stable: a kind's snaps in time order, then plan (or TIL) order
-            before: Any = state if alone else _copy(state)
-            acts: list[Any] = []
-            prints: list[tuple[int, int, _Footprint]] = []
-            # conditions, in the state before the happening
-            for kind, n, _ in group:
-                if kind == _TIL:  # a timed literal interferes like a snap action that sets its atom (VAL)
-                    acts.append(None)
-                    if not alone:
-                        prints.append((kind, n, _til_footprint(space, tils[n])))
-                    continue
-                args = arguments[n]
-                schema = schemas[n][kind == _END]
-                if kind != _ACTION:  # (at end (<= ?duration e)) is read at the end (PDDL 2.1, VAL)
-                    length = lengths[n]
-                    for op, bound, expr in bounds.of(schema, args, before.values if numeric else ()):
-                        if bound is None:
-                            raise _Failed(TemporalFailure(exact(t), n, label(n), "BAD_DURATION",
-                                                          f"the duration bound {_show(expr)} has no value here"))
-                        if not _fits(op, length / unit, float(bound), tolerance):
-                            raise _Failed(TemporalFailure(
-                                exact(t), n, label(n), "BAD_DURATION",
-                                f"the duration {to_text(normal(exact(length)))} does not satisfy "
-                                f"(?duration {op} {_show(expr)}) = {to_text(bound)}"))
-                    if hidden is not None:  # the hidden ?duration slot is set for each reader in turn
-                        before.values[hidden] = exact(length)
-                act = lookup(schema, args)
-                if act is None or not act.applicable(before):
-                    read_err = None if act is None else read_error(act, before)
-                    why = "its condition does not hold" if read_err is None else read_err.message
-                    raise _Failed(TemporalFailure(
-                        exact(t), n, f"{label(n)} ({_KINDS[kind]})", "INAPPLICABLE_ACTION", why,
-                        tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(before)))))
-                acts.append(act)
-                if not alone:
-                    prints.append((kind, n, _Footprint(act, before, hidden, space, _snap_durations(task, schema))))
-            # interference within the happening and with happenings closer than epsilon
-            for i, (ka, na, fa) in enumerate(prints):
-                for kb, nb, fb in prints[i + 1:]:
-                    if fa.interferes(fb):
-                        first = _til_text(lifted, tils[na]) if ka == _TIL else label(na)
-                        second = _til_text(lifted, tils[nb]) if kb == _TIL else label(nb)
-                        raise _Failed(TemporalFailure(exact(t), None if kb == _TIL else nb, second, "INTERFERENCE",
-                                                      f"interferes with {first} ({_KINDS[ka]}) at the same time"))
-            # effects: each read in the state before the happening
-            timed = False
-            for (kind, n, _), act in zip(group, acts, strict=True):
+            if len(group) == 1:  # one snap: no other to interfere with, its effects can read the state itself
+                kind, n, _ = group[0]
                 if kind == _TIL:
-                    continue
-                timed = True
-                if act.__class__ is GroundAction and hidden is None:  # STRIPS: what apply_snap does, without a call
-                    state.difference_update(act.delete)
-                    state.update(act.add)
-                    continue
-                try:
-                    apply_snap(state, before, act, None if kind == _ACTION else exact(lengths[n]), hidden)
-                except NumericError as err:
-                    raise _Failed(TemporalFailure(exact(t), n, label(n), err.code, err.message)) from None
-            if not (alone and timed):  # a timed literal is here
+                    apply_til(space, state, tils[n])
+                else:
+                    act = condition(t, kind, n, state)
+                    if act.__class__ is GroundAction and hidden is None:  # STRIPS: what apply_snap does
+                        state.difference_update(act.delete)
+                        state.update(act.add)
+                    else:
+                        effect(state, state, t, kind, n, act)
+                    if kind == _START:
+                        start(n)
+                    elif kind == _END:
+                        running.pop(n, None)
+                        watched.pop(n, None)
+                    if t > makespan:  # total-time: the last happening of the plan's own steps (VAL's)
+                        makespan = t
+            else:
+                group.sort(key=_ORDER)  # stable: a kind's snaps in time order, then plan (or TIL) order
+                before = _copy(state)
+                acts: list[Any] = []
+                prints: list[tuple[int, int, _Footprint]] = []
+                # conditions, in the state before the happening
+                for kind, n, _ in group:
+                    if kind == _TIL:  # a timed literal interferes like a snap action that sets its atom (VAL)
+                        acts.append(None)
+                        prints.append((kind, n, _til_footprint(space, tils[n])))
+                        continue
+                    act = condition(t, kind, n, before)
+                    acts.append(act)
+                    schema = steps[n][0][kind == _END]
+                    prints.append((kind, n, _Footprint(act, before, hidden, space, _snap_durations(task, schema))))
+                # interference within the happening and with happenings closer than epsilon
+                for i, (ka, na, fa) in enumerate(prints):
+                    for kb, nb, fb in prints[i + 1:]:
+                        if fa.interferes(fb):
+                            first = _til_text(lifted, tils[na]) if ka == _TIL else label(na)
+                            second = _til_text(lifted, tils[nb]) if kb == _TIL else label(nb)
+                            raise _Failed(TemporalFailure(exact(t), None if kb == _TIL else nb, second, "INTERFERENCE",
+                                                          f"interferes with {first} ({_KINDS[ka]}) at the same time"))
+                # effects: each read in the state before the happening, timed literals last
+                for (kind, n, _), act in zip(group, acts, strict=True):
+                    if kind != _TIL:
+                        effect(state, before, t, kind, n, act)
                 for kind, n, _ in group:
                     if kind == _TIL:
                         apply_til(space, state, tils[n])
+                # a zero-duration action starts and ends here: starts first
+                for kind, n, _ in group:
+                    if kind == _START:
+                        start(n)
+                for kind, n, _ in group:
+                    if kind == _END:
+                        running.pop(n, None)
+                        watched.pop(n, None)
+                if t > makespan and any(kind != _TIL for kind, _, _ in group):
+                    makespan = t
             if space.axioms is not None:
                 state = thaw(space.axioms(_freeze(state)))
-            # a zero-duration action starts and ends here: starts first
-            for kind, n, _ in group:
-                if kind == _START:
-                    running[n] = (begins[n], begins[n] + lengths[n], lookup(schemas[n][2], arguments[n]))
-            for kind, n, _ in group:
-                if kind == _END:
-                    running.pop(n, None)
-            if timed and t > makespan:  # total-time: the last happening of the plan's own steps (VAL's)
-                makespan = t
             # invariants in the state after the happening, for every action still running
             # in the order they started (by start time, then plan line): when several break at once, the one VAL
             # names is named; the dict keeps that order, as starts are added happening by happening, line by line
-            for n, (began, finish, inv) in running.items():
+            for n, inv in watched.items():
                 if hidden is not None:  # exact arithmetic only where ?duration is read
-                    state.values[hidden] = exact(finish - began)
+                    state.values[hidden] = exact(steps[n][3])
                 if inv is None or not inv.applicable(state):
+                    _, ids, began, length = steps[n]
                     raise _Failed(TemporalFailure(
                         exact(t), n, f"{label(n)} (over all)", "INVARIANT_VIOLATED",
                         f"its over all condition does not hold after the happening at {to_text(normal(exact(t)))} "
-                        f"(it runs from {to_text(normal(exact(began)))} to {to_text(normal(exact(finish)))})",
-                        tuple(lifted.unsatisfied(schemas[n][2].instantiate(arguments[n]), space.keys(state)))))
+                        f"(it runs from {to_text(normal(exact(began)))} to {to_text(normal(exact(began + length)))})",
+                        tuple(lifted.unsatisfied(steps[n][0][2].instantiate(ids), space.keys(state)))))
     except _Failed as failed:
         failure = failed.failure
     if failure is not None and failure.time is not None:
@@ -707,7 +765,7 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             metric = lifted.metric_value(state.values if numeric else (), span)  # type: ignore[attr-defined, arg-type]
         except NumericError:
             metric = None
-    return TemporalReport(goal, len(read), happenings, span, goal, unsatisfied, failure, metric,
+    return TemporalReport(goal, len(lines), happenings, span, goal, unsatisfied, failure, metric,
                           None if lifted.problem.metric is None else lifted.problem.metric.direction)
 
 
@@ -794,21 +852,7 @@ def _happenings(events: dict[int, list[tuple[int, int, float]]], merge: float
         yield group_time, group
 
 
-def _decimal(text: str) -> tuple[int, int]:
-    """A decimal as a plan writes it, exactly, as ``(numerator, denominator)``
-    with a power of ten below: ``"-1.50"`` is ``(-150, 100)``, ``"7"`` ``(7, 1)``."""
-    whole, _, places = text.partition(".")
-    return int(whole + places), 10 ** len(places)
-
-
-def _ratio(x: Any) -> tuple[int, int]:
-    """``(numerator, denominator)`` of an exact number (an int, a Fraction; anything else through Fraction)."""
-    if x.__class__ is not int and x.__class__ is not Fraction:
-        x = Fraction(x)
-    return x.numerator, x.denominator
-
-
-def _words(name: str, args: tuple[str, ...]) -> str:
+def _words(name: str, args: Sequence[str]) -> str:
     return f"({' '.join((name, *args))})"
 
 
