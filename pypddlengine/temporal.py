@@ -296,6 +296,7 @@ def _plan_lines(text: str, name: str) -> list[tuple[str | None, list[str], str |
     words folded: the one reader of timed plans, behind :func:`parse_timed_plan` and the validator."""
     lines: list[tuple[str | None, list[str], str | None, int]] = []
     match, written = _STEP.match, _WRITTEN.fullmatch
+    seen: dict[str, list[str]] = {}  # steps written alike share one list of words (the validator resolves it once)
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split(";", 1)[0].strip()
         if not line or line == ")":
@@ -303,7 +304,9 @@ def _plan_lines(text: str, name: str) -> list[tuple[str | None, list[str], str |
         m = written(line)
         if m is not None:
             time, body, dur = m.groups()
-            words = body.lower().split()
+            words = seen.get(body)
+            if words is None:
+                words = seen[body] = body.lower().split()
             if words:
                 lines.append((time, words, dur, number))
                 continue
@@ -586,23 +589,34 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
         starts = {d: f"{d}@start" for d in task.durative}
         plain = task.plain
         resolve = lifted.resolve_known
+        known: dict[int, tuple[Any, Any]] = {}  # id(words) -> (snap schemas, resolution), for steps written alike
         for number, (time, words, dur, line) in enumerate(lines, start=1):
-            t = (number - 1) * unit if time is None else units(time)
+            if time.__class__ is str:  # units(time), inline
+                whole, _, places = time.partition(".")
+                t = int(whole + places) * shift[len(places)]
+            else:
+                t = (number - 1) * unit if time is None else units(time)
             fat = t / unit  # the time in binary floating point, as VAL reads it (an int division rounds exactly)
-            verb, args = words[0], words[1:]
-            triple = snaps.get(verb)
-            if triple is None and verb not in plain:
-                raise _Failed(TemporalFailure(exact(t), number, _words(verb, args) if texts is None
-                                              else texts[number - 1], ErrorCode.UNKNOWN_ACTION,
-                                              f"the domain has no action '{verb}'"))
-            key = verb if triple is None else starts[verb]
-            hit = resolve(key, args)  # type: ignore[arg-type]  # (a list: it is only read)
-            if hit is None:  # a bad reference: the full resolution says what is wrong
-                text = _words(verb, args) if texts is None else texts[number - 1]
-                try:
-                    hit = lifted.resolve(ActionRef(key, tuple(args), Span(line, 1, line, 1) if line else None, text))
-                except PDDLError as err:
-                    raise _Failed(TemporalFailure(exact(t), number, text, err.code, err.message)) from None
+            found = known.get(id(words))
+            if found is not None:
+                triple, hit = found
+            else:
+                verb, args = words[0], words[1:]
+                triple = snaps.get(verb)
+                if triple is None and verb not in plain:
+                    raise _Failed(TemporalFailure(exact(t), number, _words(verb, args) if texts is None
+                                                  else texts[number - 1], ErrorCode.UNKNOWN_ACTION,
+                                                  f"the domain has no action '{verb}'"))
+                key = verb if triple is None else starts[verb]
+                hit = resolve(key, args)  # type: ignore[arg-type]  # (a list: it is only read)
+                if hit is None:  # a bad reference: the full resolution says what is wrong
+                    text = _words(verb, args) if texts is None else texts[number - 1]
+                    try:
+                        hit = lifted.resolve(ActionRef(key, tuple(args), Span(line, 1, line, 1) if line else None,
+                                                       text))
+                    except PDDLError as err:
+                        raise _Failed(TemporalFailure(exact(t), number, text, err.code, err.message)) from None
+                known[id(words)] = triple, hit
             if triple is None:
                 steps.append(((hit[0], None, None), hit[1], t, 0))  # VAL ignores a duration after a plain action
                 at = events.get(t)
@@ -632,7 +646,8 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
         for i, til_time in enumerate(til_times):
             t = units(til_time)
             events.setdefault(t, []).append((_TIL, i, t / unit))
-        bounds = _DurationBounds(task).of
+        bounds = _DurationBounds(task)
+        fixed, evaluate_bounds = bounds.cache, bounds.of
         running: dict[int, Any] = {}  # step -> its invariant action, for every action running
         watched: dict[int, Any] = {}  # the same, for the running actions whose invariant may fail
         merge = tolerance / 10
@@ -642,7 +657,10 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             triple, args, _, length = steps[n]
             schema = triple[kind == _END]
             if kind != _ACTION:  # (at end (<= ?duration e)) is read at the end (PDDL 2.1, VAL)
-                for op, bound, expr in bounds(schema, args, before.values if numeric else ()):
+                found = fixed.get(schema.id)  # the bounds of every instance, when they are the same
+                if found is None:
+                    found = evaluate_bounds(schema, args, before.values if numeric else ())
+                for op, bound, expr in found:
                     if bound is None:
                         raise _Failed(TemporalFailure(exact(t), n, label(n), "BAD_DURATION",
                                                       f"the duration bound {_show(expr)} has no value here"))
