@@ -539,27 +539,17 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
     ``?duration``. Whether two times are one happening, and whether a
     duration meets its bound, is decided in floating point, as VAL does."""
     texts: list[str] | None = None
+    tils = task.tils
+    til_times = [Fraction(til.time.value) for til in tils]
     if isinstance(plan, str):
         lines: list[tuple[Any, list[str], Any, int]] = _plan_lines(plan, name)  # type: ignore[assignment]
-        # ten to the most decimal places of any number of the text (comments included: a larger unit is as exact)
-        unit = 10 ** max(map(len, _PLACES.findall(plan)), default=0)
+        unit = _time_unit(plan, til_times)
     else:
         given = list(plan)
         texts = [st.text for st in given]
         lines = [(st.time, [st.name, *st.args], st.duration, st.line) for st in given]
-        unit = lcm(*{Fraction(x).denominator for st in given for x in (st.time, st.duration) if x is not None})
-    tils = task.tils
-    til_times = [Fraction(til.time.value) for til in tils]
-    unit = lcm(unit, *(t.denominator for t in til_times))
+        unit = _time_unit(None, [*(x for st in given for x in (st.time, st.duration) if x is not None), *til_times])
     shift = [unit // 10 ** p for p in range(len(str(unit)))]  # unit // 10 ** p for every p with 10 ** p | unit
-
-    def units(x: Any) -> int:
-        """A time or duration (a decimal as written, or an exact number) in units."""
-        if x.__class__ is str:
-            whole, _, places = x.partition(".")
-            return int(whole + places) * shift[len(places)]
-        x = Fraction(x)
-        return x.numerator * (unit // x.denominator)  # type: ignore[no-any-return]
 
     def exact(t: int) -> Fraction:
         return Fraction(t, unit)
@@ -591,11 +581,11 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
         resolve = lifted.resolve_known
         known: dict[int, tuple[Any, Any]] = {}  # id(words) -> (snap schemas, resolution), for steps written alike
         for number, (time, words, dur, line) in enumerate(lines, start=1):
-            if time.__class__ is str:  # units(time), inline
+            if time.__class__ is str:  # _in_units(time, unit), inline
                 whole, _, places = time.partition(".")
                 t = int(whole + places) * shift[len(places)]
             else:
-                t = (number - 1) * unit if time is None else units(time)
+                t = (number - 1) * unit if time is None else _in_units(time, unit)
             fat = t / unit  # the time in binary floating point, as VAL reads it (an int division rounds exactly)
             found = known.get(id(words))
             if found is not None:
@@ -628,7 +618,7 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             if dur is None:
                 raise _Failed(TemporalFailure(exact(t), number, lifted.render_action(*hit), "MISSING_DURATION",
                                               "a durative action needs its duration: '[d]' after the action"))
-            d = units(dur)
+            d = _in_units(dur, unit)
             if d < 0:  # VAL runs the end before the start instead (docs/time.md)
                 raise _Failed(TemporalFailure(exact(t), number, lifted.render_action(*hit), "BAD_DURATION",
                                               f"the duration {to_text(normal(exact(d)))} is negative"))
@@ -644,7 +634,7 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
             else:
                 at.append((_END, number, fat + d / unit))
         for i, til_time in enumerate(til_times):
-            t = units(til_time)
+            t = _in_units(til_time, unit)
             events.setdefault(t, []).append((_TIL, i, t / unit))
         bounds = _DurationBounds(task)
         fixed, evaluate_bounds = bounds.cache, bounds.of
@@ -868,6 +858,24 @@ def _happenings(events: dict[int, list[tuple[int, int, float]]], merge: float
         group_time, group_float, group = t, here, snaps
     if group_time is not None:
         yield group_time, group
+
+
+def _time_unit(text: str | None, numbers: Iterable[Value]) -> int:
+    """The unit of a validation's times: every number of a plan's ``text`` (ten to the most decimal places of
+    any number in it, comments included: a larger unit is as exact) and every exact number of ``numbers`` is a
+    whole number of ``1 / unit``."""
+    unit = 1 if text is None else 10 ** max(map(len, _PLACES.findall(text)), default=0)
+    return lcm(unit, *(Fraction(x).denominator for x in numbers))
+
+
+def _in_units(x: Any, unit: int) -> int:
+    """A time or duration, a decimal as a plan writes it (a string) or an exact number, as a whole number of
+    ``1 / unit`` (from :func:`_time_unit`: exact, ``x * unit``)."""
+    if x.__class__ is str:
+        whole, _, places = x.partition(".")
+        return int(whole + places) * (unit // 10 ** len(places))
+    x = Fraction(x)
+    return x.numerator * (unit // x.denominator)  # type: ignore[no-any-return]
 
 
 def _words(name: str, args: Sequence[str]) -> str:
