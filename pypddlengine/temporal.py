@@ -39,6 +39,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import field, replace
 from decimal import Decimal
 from fractions import Fraction
+from math import lcm
+from operator import itemgetter
 from typing import Any
 
 from .checker import ensure_valid
@@ -48,6 +50,7 @@ from .lazy import LazyTask
 from .lifted import LiftedTask
 from .model import (
     ActionDecl,
+    ActionRef,
     Add,
     And,
     Atom,
@@ -268,6 +271,10 @@ _STEP = re.compile(r"^\s*(?:(?P<time>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*:)?\s*\(\
                    r"\s*(?:\[\s*(?P<dur>[-+]?[0-9]{0,15}\.?[0-9]{1,15})\s*\])?\s*(?P<rest>.*)$")
 """A step: decimals as IPC plans write them (at most 15 digits each side of the point: times stay finite and
 exact in floating point's range, where VAL computes them)."""
+_PLACES = re.compile(r"\.([0-9]+)")
+_WRITTEN = re.compile(r"([-+]?[0-9]{0,15}\.?[0-9]{1,15}): \(([^()]*)\)(?: \[([-+]?[0-9]{0,15}\.?[0-9]{1,15})\])?")
+"""A step as planners write it (``0.000: (act a b) [5.000]``), read first: a line it matches whole, :data:`_STEP`
+matches with the same time, duration and words (its body is stripped, which splitting ignores) and nothing after."""
 
 
 def parse_timed_plan(text: str, name: str = "<plan>") -> list[TimedStep]:
@@ -275,23 +282,44 @@ def parse_timed_plan(text: str, name: str = "<plan>") -> list[TimedStep]:
     ``;`` comments, blank lines and a stray ``)`` after a step (LPG writes
     one) are skipped; names are folded here. Anything else raises a located
     :class:`PDDLSyntaxError`."""
-    source = SourceFile(name, text)
     steps: list[TimedStep] = []
+    for index, (time, words, dur, number) in enumerate(_plan_lines(text, name)):
+        # through Decimal: the same exact value as Fraction(text), whose own parsing is several times slower
+        steps.append(TimedStep(Fraction(Decimal(time)) if time is not None else Fraction(index), words[0],
+                               tuple(words[1:]), Fraction(Decimal(dur)) if dur is not None else None,
+                               f"({' '.join(words)})", number))
+    return steps
+
+
+def _plan_lines(text: str, name: str) -> list[tuple[str | None, list[str], str | None, int]]:
+    """``(time, words, duration, line)`` of each step of a timed plan, numbers as written (``None``: absent),
+    words folded: the one reader of timed plans, behind :func:`parse_timed_plan` and the validator."""
+    lines: list[tuple[str | None, list[str], str | None, int]] = []
+    match, written = _STEP.match, _WRITTEN.fullmatch
+    seen: dict[str, list[str]] = {}  # steps written alike share one list of words (the validator resolves it once)
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split(";", 1)[0].strip()
         if not line or line == ")":
             continue
-        m = _STEP.match(line)
-        rest = m.group("rest").strip() if m else ""
-        if m is None or (rest and rest.strip(")") != "") or not m.group("body"):
-            raise PDDLSyntaxError(f"not a timed plan step: '{line}'", span=Span(number, 1, number, len(raw) + 1),
-                                  source=source, hint="write 'time: (action arg ...) [duration]'")
-        words = m.group("body").lower().split()
-        # through Decimal: the same exact value as Fraction(text), whose own parsing is several times slower
-        time = Fraction(Decimal(m.group("time"))) if m.group("time") is not None else Fraction(len(steps))
-        dur = Fraction(Decimal(m.group("dur"))) if m.group("dur") is not None else None
-        steps.append(TimedStep(time, words[0], tuple(words[1:]), dur, f"({' '.join(words)})", number))
-    return steps
+        m = written(line)
+        if m is not None:
+            time, body, dur = m.groups()
+            words = seen.get(body)
+            if words is None:
+                words = seen[body] = body.lower().split()
+            if words:
+                lines.append((time, words, dur, number))
+                continue
+        m = match(line)
+        if m is not None:
+            time, body, dur, rest = m.groups()
+            rest = rest.strip()
+            if body and not (rest and rest.strip(")")):
+                lines.append((time, body.lower().split(), dur, number))
+                continue
+        raise PDDLSyntaxError(f"not a timed plan step: '{line}'", span=Span(number, 1, number, len(raw) + 1),
+                              source=SourceFile(name, text), hint="write 'time: (action arg ...) [duration]'")
+    return lines
 
 
 # --------------------------------------------------------------------------- validation
@@ -351,22 +379,6 @@ class TemporalReport:
                 "failure": None if self.failure is None else self.failure.to_dict(),
                 "metric": None if self.metric is None else to_json(self.metric),
                 "metric_direction": self.metric_direction}
-
-
-class _Snap:
-    """One snap action of a happening: a start, an end, a plain action or a TIL."""
-
-    __slots__ = ("action", "at", "duration", "fat", "kind", "label", "step", "til")
-
-    def __init__(self, kind: str, step: int | None, label: str, action: GroundAction | None,
-                 duration: Value | None, til: TimedLiteral | None = None, at: Fraction = Fraction(0)) -> None:
-        self.kind, self.step, self.label, self.action, self.duration, self.til = \
-            kind, step, label, action, duration, til
-        self.at = at
-        """The time the plan gives it (its happening may be earlier by up to epsilon/10)."""
-        self.fat = float(at)
-        """The same time as VAL computes it, in binary floating point (a start's time as read; an end's as the
-        start's plus the duration): whether two times are one happening is decided on these, as in VAL."""
 
 
 class _Failed(Exception):
@@ -508,133 +520,244 @@ def _with_duration(state: Any, hidden: int | None, value: Value | None) -> None:
         state.values[hidden] = value
 
 
+_END, _START, _ACTION, _TIL = 0, 1, 2, 3
+"""The snap actions of a happening, in the order they are taken: ends, starts, plain actions, timed literals."""
+_KINDS = ("end", "start", "action", "timed literal")
+_ORDER = itemgetter(0)
+
+
 def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
                         epsilon: Value = DEFAULT_EPSILON, name: str = "<plan>") -> TemporalReport:
     """Validate a timed plan (steps, or its text, named ``name`` in errors)
-    with the semantics of the module docstring. ``epsilon`` is VAL's ``-t``."""
-    steps = parse_timed_plan(plan, name) if isinstance(plan, str) else list(plan)
+    with the semantics of the module docstring. ``epsilon`` is VAL's ``-t``.
+
+    Times are exact and counted here in integers: every time and duration of
+    the plan and every timed literal's time is a whole number of ``1 / unit``
+    (for decimals as plans write them, ``unit`` is ten to the largest number
+    of places), so that their sums, comparisons and dictionary keys are
+    integer ones; Fractions are made only for the report and for the value of
+    ``?duration``. Whether two times are one happening, and whether a
+    duration meets its bound, is decided in floating point, as VAL does."""
+    texts: list[str] | None = None
+    tils = task.tils
+    til_times = [Fraction(til.time.value) for til in tils]
+    if isinstance(plan, str):
+        lines: list[tuple[Any, list[str], Any, int]] = _plan_lines(plan, name)  # type: ignore[assignment]
+        unit = _time_unit(plan, til_times)
+    else:
+        given = list(plan)
+        texts = [st.text for st in given]
+        lines = [(st.time, [st.name, *st.args], st.duration, st.line) for st in given]
+        unit = _time_unit(None, [*(x for st in given for x in (st.time, st.duration) if x is not None), *til_times])
+    shift = [unit // 10 ** p for p in range(len(str(unit)))]  # unit // 10 ** p for every p with 10 ** p | unit
+
+    def exact(t: int) -> Fraction:
+        return Fraction(t, unit)
+
     space = LazyTask(task.lifted)
     lifted = space.lifted
+    lookup = space.lookup
     hidden = task.duration_fluent
     eps = Fraction(epsilon) if not isinstance(epsilon, Fraction) else epsilon
-    state = thaw(space.init)
+    tolerance = float(eps)
+    state: Any = thaw(space.init)
     numeric = hasattr(state, "values")
     failure: TemporalFailure | None = None
     happenings = 0
-    makespan: Value = 0
+    makespan = 0  # in units, as every time below
+    # step n (from 1) is steps[n]: its snap schemas (start or plain action, end, over all), objects, time, duration
+    steps: list[tuple[tuple[Any, Any, Any], tuple[int, ...], int, int]] = [((None, None, None), (), 0, 0)]
+
+    def label(n: int) -> str:  # made for a failure only
+        return lifted.render_action(steps[n][0][0], steps[n][1])
+
     try:
-        events: dict[Fraction, list[tuple[int, _Snap]]] = {}
-        resolved: list[tuple[TimedStep, Any, tuple[int, ...]]] = []
-        for number, st in enumerate(steps, start=1):
-            durative = task.durative.get(st.name)
-            label = st.text
-            if durative is None and st.name not in task.plain:
-                raise _Failed(TemporalFailure(st.time, number, label, ErrorCode.UNKNOWN_ACTION,
-                                              f"the domain has no action '{st.name}'"))
-            try:
-                schema, args = lifted.resolve(_ref(st, f"{st.name}@start" if durative else st.name))
-            except PDDLError as err:
-                raise _Failed(TemporalFailure(st.time, number, label, err.code, err.message)) from None
-            label = lifted.render_action(schema, args)
-            if durative is None:
-                if st.duration is not None:
-                    pass  # VAL ignores a duration written after a plain action
-                events.setdefault(st.time, []).append((2, _Snap("action", number, label, None, None, at=st.time)))
-                resolved.append((st, schema, args))
+        events: dict[int, list[tuple[int, int, float]]] = {}  # time -> (kind, step or TIL, time as VAL computes it)
+        snaps: dict[str, tuple[Any, Any, Any]] = {
+            d: (lifted.schema_index[f"{d}@start"], lifted.schema_index[f"{d}@end"], lifted.schema_index[f"{d}@all"])
+            for d in task.durative}
+        starts = {d: f"{d}@start" for d in task.durative}
+        plain = task.plain
+        resolve = lifted.resolve_known
+        known: dict[int, tuple[Any, Any]] = {}  # id(words) -> (snap schemas, resolution), for steps written alike
+        for number, (time, words, dur, line) in enumerate(lines, start=1):
+            if time.__class__ is str:  # _in_units(time, unit), inline
+                whole, _, places = time.partition(".")
+                t = int(whole + places) * shift[len(places)]
+            else:
+                t = (number - 1) * unit if time is None else _in_units(time, unit)
+            fat = t / unit  # the time in binary floating point, as VAL reads it (an int division rounds exactly)
+            found = known.get(id(words))
+            if found is not None:
+                triple, hit = found
+            else:
+                verb, args = words[0], words[1:]
+                triple = snaps.get(verb)
+                if triple is None and verb not in plain:
+                    raise _Failed(TemporalFailure(exact(t), number, _words(verb, args) if texts is None
+                                                  else texts[number - 1], ErrorCode.UNKNOWN_ACTION,
+                                                  f"the domain has no action '{verb}'"))
+                key = verb if triple is None else starts[verb]
+                hit = resolve(key, args)  # type: ignore[arg-type]  # (a list: it is only read)
+                if hit is None:  # a bad reference: the full resolution says what is wrong
+                    text = _words(verb, args) if texts is None else texts[number - 1]
+                    try:
+                        hit = lifted.resolve(ActionRef(key, tuple(args), Span(line, 1, line, 1) if line else None,
+                                                       text))
+                    except PDDLError as err:
+                        raise _Failed(TemporalFailure(exact(t), number, text, err.code, err.message)) from None
+                known[id(words)] = triple, hit
+            if triple is None:
+                steps.append(((hit[0], None, None), hit[1], t, 0))  # VAL ignores a duration after a plain action
+                at = events.get(t)
+                if at is None:
+                    events[t] = [(_ACTION, number, fat)]
+                else:
+                    at.append((_ACTION, number, fat))
                 continue
-            if st.duration is None:
-                raise _Failed(TemporalFailure(st.time, number, label, "MISSING_DURATION",
+            if dur is None:
+                raise _Failed(TemporalFailure(exact(t), number, lifted.render_action(*hit), "MISSING_DURATION",
                                               "a durative action needs its duration: '[d]' after the action"))
-            if st.duration < 0:  # VAL runs the end before the start instead (docs/time.md)
-                raise _Failed(TemporalFailure(st.time, number, label, "BAD_DURATION",
-                                              f"the duration {to_text(normal(st.duration))} is negative"))
-            resolved.append((st, schema, args))
-            events.setdefault(st.time, []).append((1, _Snap("start", number, label, None, st.duration, at=st.time)))
-            ending = _Snap("end", number, label, None, st.duration, at=st.time + st.duration)
-            ending.fat = float(st.time) + float(st.duration)
-            events.setdefault(st.time + st.duration, []).append((0, ending))
-        for til in task.tils:
-            t = Fraction(til.time.value)
-            events.setdefault(t, []).append((3, _Snap("til", None, _til_text(lifted, til), None, None, til, at=t)))
-        schemas = {n: (s, a) for n, (_, s, a) in enumerate(resolved, start=1)}
-        running: dict[int, tuple[Fraction, Fraction, Any]] = {}  # step -> (start, end, invariant action)
-        for t, group in _happenings(events, eps):
+            d = _in_units(dur, unit)
+            if d < 0:  # VAL runs the end before the start instead (docs/time.md)
+                raise _Failed(TemporalFailure(exact(t), number, lifted.render_action(*hit), "BAD_DURATION",
+                                              f"the duration {to_text(normal(exact(d)))} is negative"))
+            steps.append((triple, hit[1], t, d))
+            at = events.get(t)
+            if at is None:
+                events[t] = [(_START, number, fat)]
+            else:
+                at.append((_START, number, fat))
+            at = events.get(t + d)
+            if at is None:  # VAL: the end's time is the start's float plus the duration's
+                events[t + d] = [(_END, number, fat + d / unit)]
+            else:
+                at.append((_END, number, fat + d / unit))
+        for i, til_time in enumerate(til_times):
+            t = _in_units(til_time, unit)
+            events.setdefault(t, []).append((_TIL, i, t / unit))
+        bounds = _DurationBounds(task)
+        fixed, evaluate_bounds = bounds.cache, bounds.of
+        running: dict[int, Any] = {}  # step -> its invariant action, for every action running
+        watched: dict[int, Any] = {}  # the same, for the running actions whose invariant may fail
+        merge = tolerance / 10
+
+        def condition(t: int, kind: int, n: int, before: Any) -> Any:
+            """The ground snap action ``kind`` of step ``n``, its duration and condition checked in ``before``."""
+            triple, args, _, length = steps[n]
+            schema = triple[kind == _END]
+            if kind != _ACTION:  # (at end (<= ?duration e)) is read at the end (PDDL 2.1, VAL)
+                found = fixed.get(schema.id)  # the bounds of every instance, when they are the same
+                if found is None:
+                    found = evaluate_bounds(schema, args, before.values if numeric else ())
+                for op, bound, expr in found:
+                    if bound is None:
+                        raise _Failed(TemporalFailure(exact(t), n, label(n), "BAD_DURATION",
+                                                      f"the duration bound {_show(expr)} has no value here"))
+                    if not _fits(op, length / unit, float(bound), tolerance):
+                        raise _Failed(TemporalFailure(
+                            exact(t), n, label(n), "BAD_DURATION",
+                            f"the duration {to_text(normal(exact(length)))} does not satisfy "
+                            f"(?duration {op} {_show(expr)}) = {to_text(bound)}"))
+                if hidden is not None:  # the hidden ?duration slot is set for each reader in turn
+                    before.values[hidden] = exact(length)
+            act = lookup(schema, args)
+            if act is None or not act.applicable(before):
+                read = None if act is None else read_error(act, before)
+                why = "its condition does not hold" if read is None else read.message
+                raise _Failed(TemporalFailure(
+                    exact(t), n, f"{label(n)} ({_KINDS[kind]})", "INAPPLICABLE_ACTION", why,
+                    tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(before)))))
+            return act
+
+        def effect(state: Any, before: Any, t: int, kind: int, n: int, act: Any) -> None:
+            """Apply the snap action ``act`` (``kind`` of step ``n``), its effects read in ``before``."""
+            try:
+                apply_snap(state, before, act, None if kind == _ACTION else exact(steps[n][3]), hidden)
+            except NumericError as err:
+                raise _Failed(TemporalFailure(exact(t), n, label(n), err.code, err.message)) from None
+
+        def start(n: int) -> None:
+            triple, args, _, _ = steps[n]
+            inv = running[n] = lookup(triple[2], args)
+            if not (inv.__class__ is GroundAction and hidden is None and not inv.pre and not inv.neg):
+                watched[n] = inv  # (an invariant without a condition holds in every state)
+
+        for t, group in _happenings(events, merge):
             happenings += 1
-            snaps = [s for _, s in sorted(group, key=lambda e: e[0])]
-            alone = len(snaps) == 1  # one snap: no other to interfere with, its effects can read the state itself
-            before = state if alone else _copy(state)
-            prints: list[tuple[_Snap, _Footprint | None]] = []
-            # conditions, in the state before the happening
-            for snap in snaps:
-                if snap.kind == "til":  # a timed literal interferes like a snap action that sets its atom (VAL)
-                    if not alone:
-                        prints.append((snap, _til_footprint(space, snap.til)))  # type: ignore[arg-type]
-                    continue
-                schema, args = schemas[snap.step]  # type: ignore[index]
-                if snap.kind in ("start", "end"):
-                    name = schema.name.rsplit("@", 1)[0]
-                    schema = lifted.schema_index[f"{name}@{snap.kind}"]
-                if snap.kind in ("start", "end"):  # (at end (<= ?duration e)) is read at the end (PDDL 2.1, VAL)
-                    _check_duration(task, space, before, snap, t, schema, args, eps, snap.kind)
-                probe = before  # the hidden ?duration slot is set for each reader in turn
-                _with_duration(probe, hidden, snap.duration)
-                act = space.lookup(schema, args)
-                snap.action = act
-                if act is None or not act.applicable(probe):
-                    read = None if act is None else read_error(act, probe)
-                    why = "its condition does not hold" if read is None else read.message
-                    raise _Failed(TemporalFailure(
-                        t, snap.step, f"{snap.label} ({_KIND[snap.kind]})", "INAPPLICABLE_ACTION", why,
-                        tuple(lifted.unsatisfied(schema.instantiate(args), space.keys(probe)))))
-                prints.append((snap, None if alone else _Footprint(act, probe, hidden, space,
-                                                                   _snap_durations(task, schema))))
-            # interference within the happening and with happenings closer than epsilon
-            for i, (a, fa) in enumerate(prints):
-                for b, fb in prints[i + 1:]:
-                    if fa.interferes(fb):  # type: ignore[union-attr, arg-type]
-                        raise _Failed(TemporalFailure(t, b.step, b.label, "INTERFERENCE",
-                                                      f"interferes with {a.label} ({_KIND[a.kind]}) at the same time"))
-            # effects: each read in the state before the happening
-            for snap, _ in prints:
-                if snap.kind == "til":
-                    continue
-                try:
-                    apply_snap(state, before, snap.action, snap.duration, hidden)  # type: ignore[arg-type]
-                except NumericError as err:
-                    raise _Failed(TemporalFailure(t, snap.step, snap.label, err.code, err.message)) from None
-            for snap in snaps:
-                if snap.kind == "til":
-                    apply_til(space, state, snap.til)  # type: ignore[arg-type]
+            if len(group) == 1:  # one snap: no other to interfere with, its effects can read the state itself
+                kind, n, _ = group[0]
+                if kind == _TIL:
+                    apply_til(space, state, tils[n])
+                else:
+                    act = condition(t, kind, n, state)
+                    if act.__class__ is GroundAction and hidden is None:  # STRIPS: what apply_snap does
+                        state.difference_update(act.delete)
+                        state.update(act.add)
+                    else:
+                        effect(state, state, t, kind, n, act)
+                    if kind == _START:
+                        start(n)
+                    elif kind == _END:
+                        running.pop(n, None)
+                        watched.pop(n, None)
+                    if t > makespan:  # total-time: the last happening of the plan's own steps (VAL's)
+                        makespan = t
+            else:
+                group.sort(key=_ORDER)  # stable: a kind's snaps in time order, then plan (or TIL) order
+                before = _copy(state)
+                acts: list[Any] = []
+                prints: list[tuple[int, int, _Footprint]] = []
+                # conditions, in the state before the happening
+                for kind, n, _ in group:
+                    if kind == _TIL:  # a timed literal interferes like a snap action that sets its atom (VAL)
+                        acts.append(None)
+                        prints.append((kind, n, _til_footprint(space, tils[n])))
+                        continue
+                    act = condition(t, kind, n, before)
+                    acts.append(act)
+                    schema = steps[n][0][kind == _END]
+                    prints.append((kind, n, _Footprint(act, before, hidden, space, _snap_durations(task, schema))))
+                # interference within the happening and with happenings closer than epsilon
+                for i, (ka, na, fa) in enumerate(prints):
+                    for kb, nb, fb in prints[i + 1:]:
+                        if fa.interferes(fb):
+                            first = _til_text(lifted, tils[na]) if ka == _TIL else label(na)
+                            second = _til_text(lifted, tils[nb]) if kb == _TIL else label(nb)
+                            raise _Failed(TemporalFailure(exact(t), None if kb == _TIL else nb, second, "INTERFERENCE",
+                                                          f"interferes with {first} ({_KINDS[ka]}) at the same time"))
+                # effects: each read in the state before the happening, timed literals last
+                for (kind, n, _), act in zip(group, acts, strict=True):
+                    if kind != _TIL:
+                        effect(state, before, t, kind, n, act)
+                for kind, n, _ in group:
+                    if kind == _TIL:
+                        apply_til(space, state, tils[n])
+                # a zero-duration action starts and ends here: starts first
+                for kind, n, _ in group:
+                    if kind == _START:
+                        start(n)
+                for kind, n, _ in group:
+                    if kind == _END:
+                        running.pop(n, None)
+                        watched.pop(n, None)
+                if t > makespan and any(kind != _TIL for kind, _, _ in group):
+                    makespan = t
             if space.axioms is not None:
-                derived = space.axioms(_freeze(state))
-                state = thaw(derived)
-            for snap in sorted(snaps, key=lambda s: s.kind != "start"):  # a zero-duration action starts and ends here
-                if snap.kind == "start":
-                    schema, args = schemas[snap.step]  # type: ignore[index]
-                    name = schema.name.rsplit("@", 1)[0]
-                    inv = space.lookup(lifted.schema_index[f"{name}@all"], args)
-                    running[snap.step] = (snap.at, snap.at + snap.duration, inv)  # type: ignore[index, operator]
-                elif snap.kind == "end":
-                    running.pop(snap.step, None)  # type: ignore[arg-type]
-                if snap.kind != "til":  # total-time: the last happening of the plan's own steps (VAL's)
-                    makespan = max(makespan, t)  # type: ignore[type-var, assignment]
+                state = thaw(space.axioms(_freeze(state)))
             # invariants in the state after the happening, for every action still running
             # in the order they started (by start time, then plan line): when several break at once, the one VAL
             # names is named; the dict keeps that order, as starts are added happening by happening, line by line
-            for number, (began, finish, inv) in running.items():
-                probe = state
-                schema, args = schemas[number]
+            for n, inv in watched.items():
                 if hidden is not None:  # exact arithmetic only where ?duration is read
-                    _with_duration(probe, hidden, finish - began)
-                if inv is None or not inv.applicable(probe):
-                    name = schema.name.rsplit("@", 1)[0]
-                    inv_schema = lifted.schema_index[f"{name}@all"]
-                    label = lifted.render_action(schema, args)
+                    state.values[hidden] = exact(steps[n][3])
+                if inv is None or not inv.applicable(state):
+                    _, ids, began, length = steps[n]
                     raise _Failed(TemporalFailure(
-                        t, number, f"{label} (over all)", "INVARIANT_VIOLATED",
-                        f"its over all condition does not hold after the happening at {to_text(normal(t))} "
-                        f"(it runs from {to_text(normal(began))} to {to_text(normal(finish))})",
-                        tuple(lifted.unsatisfied(inv_schema.instantiate(args), space.keys(probe)))))
+                        exact(t), n, f"{label(n)} (over all)", "INVARIANT_VIOLATED",
+                        f"its over all condition does not hold after the happening at {to_text(normal(exact(t)))} "
+                        f"(it runs from {to_text(normal(exact(began)))} to {to_text(normal(exact(began + length)))})",
+                        tuple(lifted.unsatisfied(steps[n][0][2].instantiate(ids), space.keys(state)))))
     except _Failed as failed:
         failure = failed.failure
     if failure is not None and failure.time is not None:
@@ -644,13 +767,13 @@ def validate_timed_plan(task: TemporalTask, plan: Sequence[TimedStep] | str,
     goal = failure is None and space.is_goal(frozen)
     unsatisfied = () if goal or failure is not None else tuple(lifted.unsatisfied_goals(space.keys(frozen)))
     metric = None
-    span = normal(makespan) if isinstance(makespan, Fraction) else makespan
+    span = normal(exact(makespan))
     if goal and lifted.problem.metric is not None:
         try:
             metric = lifted.metric_value(state.values if numeric else (), span)  # type: ignore[attr-defined, arg-type]
         except NumericError:
             metric = None
-    return TemporalReport(goal, len(steps), happenings, span, goal, unsatisfied, failure, metric,
+    return TemporalReport(goal, len(lines), happenings, span, goal, unsatisfied, failure, metric,
                           None if lifted.problem.metric is None else lifted.problem.metric.direction)
 
 
@@ -714,41 +837,107 @@ def duration_window(task: TemporalTask, schema: Any, args: tuple[int, ...], valu
     return least, most
 
 
-def _happenings(events: dict[Fraction, list[tuple[int, _Snap]]], eps: Fraction
-                ) -> Iterable[tuple[Fraction, list[tuple[int, _Snap]]]]:
+def _happenings(events: dict[int, list[tuple[int, int, float]]], merge: float
+                ) -> Iterable[tuple[int, list[tuple[int, int, float]]]]:
     """The plan's happenings: its time points in order, where a time at most
-    ``eps / 10`` after the first time of a happening joins it (VAL's
-    reading of ``-t``: times closer than a tenth of the tolerance are one
-    time; see docs/time.md)."""
-    merge = float(eps) / 10
-    group_time: Fraction | None = None
+    ``merge`` (a tenth of epsilon) after the first time of a happening joins
+    it (VAL's reading of ``-t``: times closer than a tenth of the tolerance
+    are one time; see docs/time.md), decided on the times as VAL computes
+    them in floating point (an event's third item)."""
+    group_time: int | None = None
     group_float = 0.0
-    group: list[tuple[int, _Snap]] = []
-    for t, snaps in sorted(events.items(), key=_time_order):
-        here = min(snap.fat for _, snap in snaps)
+    group: list[tuple[int, int, float]] = []
+    for t in sorted(events):
+        snaps = events[t]
+        here = snaps[0][2] if len(snaps) == 1 else min(snap[2] for snap in snaps)
         if group_time is not None and here <= group_float + merge:  # VAL's test, rounding included
             group.extend(snaps)
             continue
         if group_time is not None:
             yield group_time, group
-        group_time, group_float, group = t, here, list(snaps)
+        group_time, group_float, group = t, here, snaps
     if group_time is not None:
         yield group_time, group
 
 
-def _time_order(item: tuple[Fraction, Any]) -> tuple[float, Fraction]:
-    """Sorts times exactly, comparing floats first: rounding to the nearest float never inverts an order, and
-    equal floats fall back to the exact times (comparing Fractions alone is several times slower)."""
-    return float(item[0]), item[0]
+def _time_unit(text: str | None, numbers: Iterable[Value]) -> int:
+    """The unit of a validation's times: every number of a plan's ``text`` (ten to the most decimal places of
+    any number in it, comments included: a larger unit is as exact) and every exact number of ``numbers`` is a
+    whole number of ``1 / unit``."""
+    unit = 1 if text is None else 10 ** max(map(len, _PLACES.findall(text)), default=0)
+    return lcm(unit, *(Fraction(x).denominator for x in numbers))
 
 
-_KIND = {"start": "start", "end": "end", "action": "action", "til": "timed literal"}
+def _in_units(x: Any, unit: int) -> int:
+    """A time or duration, a decimal as a plan writes it (a string) or an exact number, as a whole number of
+    ``1 / unit`` (from :func:`_time_unit`: exact, ``x * unit``)."""
+    if x.__class__ is str:
+        whole, _, places = x.partition(".")
+        return int(whole + places) * (unit // 10 ** len(places))
+    x = Fraction(x)
+    return x.numerator * (unit // x.denominator)  # type: ignore[no-any-return]
 
 
-def _ref(st: TimedStep, name: str) -> Any:
-    from .model import ActionRef
+def _words(name: str, args: Sequence[str]) -> str:
+    return f"({' '.join((name, *args))})"
 
-    return ActionRef(name, st.args, st.span, st.text)
+
+class _DurationBounds:
+    """The duration constraints of snap instances (see :func:`_snap_durations`),
+    each ``(op, bound, expression)`` (``bound`` ``None``: it has no value), for
+    one validation. A bound is evaluated once for every instance of a schema
+    when it is made of numbers alone (``(= ?duration 3)``, as in most IPC
+    domains), once for an instance when it reads no fluent (static functions
+    only), and in the state before the happening otherwise."""
+
+    __slots__ = ("cache", "lifted", "task")
+
+    def __init__(self, task: TemporalTask) -> None:
+        self.task, self.lifted = task, task.lifted
+        self.cache: dict[Any, tuple[tuple[str, Value | None, NumExpr], ...]] = {}
+
+    def of(self, schema: Any, args: tuple[int, ...], values: Any) -> tuple[tuple[str, Value | None, NumExpr], ...]:
+        cache = self.cache
+        found = cache.get(schema.id)
+        if found is None:
+            found = cache.get((schema.id, args))
+            if found is None:
+                found = self._evaluate(schema, args, values)
+        return found
+
+    def _evaluate(self, schema: Any, args: tuple[int, ...], values: Any
+                  ) -> tuple[tuple[str, Value | None, NumExpr], ...]:
+        constraints = _snap_durations(self.task, schema)
+        binding = schema.binding(args) if constraints else {}
+        out: list[tuple[str, Value | None, NumExpr]] = []
+        every = each = True  # the same for every instance of the schema / for this instance in every state
+        for c in constraints:
+            closed = _closed(c.value)
+            every = every and closed
+            bound: Value | None
+            try:
+                g = self.lifted.ground_expr(c.value, binding)
+                if not closed and fluent_ids(g):
+                    each = False
+                bound = evaluate(g, values)
+            except (TypeError, LookupError, ZeroDivisionError, PDDLError):
+                bound = None
+            out.append((c.op, bound, c.value))
+        found = tuple(out)
+        if every:
+            self.cache[schema.id] = found
+        elif each:
+            self.cache[(schema.id, args)] = found
+        return found
+
+
+def _closed(e: NumExpr) -> bool:
+    """Whether a numeric expression is made of numbers alone (the same value for every instance, in every state)."""
+    if isinstance(e, Number):
+        return True
+    if isinstance(e, BinaryExpr):
+        return _closed(e.left) and (e.right is None or _closed(e.right))
+    return False
 
 
 def _til_text(lifted: LiftedTask, til: TimedLiteral) -> str:
@@ -783,36 +972,16 @@ def _constraints_at(d: DurativeActionDecl, at: str) -> Iterable[Any]:
     return (c for c in d.duration if (c.at == "end") == (at == "end"))
 
 
-def _check_duration(task: TemporalTask, space: LazyTask, before: Any, snap: _Snap, t: Fraction, schema: Any,
-                    args: tuple[int, ...], eps: Fraction = DEFAULT_EPSILON, at: str = "start") -> None:
-    lifted = task.lifted
-    constraints = tuple(_constraints_at(task.durative[schema.name.rsplit("@", 1)[0]], at))
-    if not constraints:
-        return
-    binding = schema.binding(args)
-    values = before.values if hasattr(before, "values") else ()
-    dur = normal(snap.duration)  # type: ignore[arg-type]
-    for c in constraints:
-        try:
-            bound = evaluate(lifted.ground_expr(c.value, binding), values)
-        except (TypeError, LookupError, ZeroDivisionError, PDDLError):
-            raise _Failed(TemporalFailure(t, snap.step, snap.label, "BAD_DURATION",
-                                          f"the duration bound {_show(c.value)} has no value here")) from None
-        if not _duration_ok(c.op, dur, bound, eps):
-            raise _Failed(TemporalFailure(
-                t, snap.step, snap.label, "BAD_DURATION",
-                f"the duration {to_text(dur)} does not satisfy (?duration {c.op} {_show(c.value)}) "
-                f"= {to_text(bound)}"))
-
-
 def _duration_ok(op: str, dur: Value, bound: Value | None, eps: Value = DEFAULT_EPSILON) -> bool:
     """Whether a duration meets ``(?duration op bound)`` within the tolerance ``eps``, decided as VAL does
     (measured against VAL on random bounds at -t 0.1, 0.01, 0.001): ``|dur - bound| <= eps`` for ``=``,
     ``dur - bound <= eps`` for ``<=``, ``bound - dur <= eps`` for ``>=``, computed in binary floating point
     (at -t 0.01 a fixed duration 2 accepts 2.01 and refuses 1.99)."""
-    if bound is None:
-        return True
-    d, b, tol = float(dur), float(bound), float(eps)
+    return True if bound is None else _fits(op, float(dur), float(bound), float(eps))
+
+
+def _fits(op: str, d: float, b: float, tol: float) -> bool:
+    """:func:`_duration_ok` on the duration, the bound and the tolerance in floating point."""
     if op == "=":
         return abs(d - b) <= tol
     if op in ("<=", "<"):
