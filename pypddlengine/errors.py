@@ -146,6 +146,7 @@ class SourceFile:
         shown = text if len(text) <= 160 else text[max(0, start - 60) : start + 100]
         if len(text) > 160:
             start = min(start, 60)
+            width = max(1, min(width, len(shown) - start))  # the carets stay under the part shown
         return f"    {shown}\n    {' ' * start}{'^' * width}"
 
 

@@ -317,7 +317,8 @@ def _plan_lines(text: str, name: str) -> list[tuple[str | None, list[str], str |
             if body and not (rest and rest.strip(")")):
                 lines.append((time, body.lower().split(), dur, number))
                 continue
-        raise PDDLSyntaxError(f"not a timed plan step: '{line}'", span=Span(number, 1, number, len(raw) + 1),
+        quoted = f"'{line}'" if len(line) <= 120 else f"'{line[:100]}...' ({len(line):,} characters)"
+        raise PDDLSyntaxError(f"not a timed plan step: {quoted}", span=Span(number, 1, number, len(raw) + 1),
                               source=SourceFile(name, text), hint="write 'time: (action arg ...) [duration]'")
     return lines
 

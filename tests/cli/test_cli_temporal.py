@@ -75,6 +75,12 @@ def test_bad_plans_and_files_are_typed_errors(files: dict[str, str], tmp_path: P
     assert code == 2 and "bad.plan:2:1: error[SYNTAX_ERROR]: not a timed plan step" in out
     code, out = run(files["d.pddl"], str(tmp_path / "missing.pddl"), files["good.plan"])
     assert code == 2 and "Traceback" not in out
+    # a very long bad line is quoted in part, and the carets stay under the part of the line shown
+    long = tmp_path / "long.plan"
+    long.write_text(f"0: (bake) [{'9' * 5000}\n")
+    code, out = run(files["d.pddl"], files["p.pddl"], str(long))
+    assert code == 2 and "...' (5,011 characters)\n" in out, out
+    assert len(out.splitlines()[0]) < 200 + len(str(long)) and max(len(line) for line in out.splitlines()[1:]) < 200
 
 
 def test_a_folder_of_temporal_problems(files: dict[str, str], tmp_path: Path) -> None:
