@@ -24,10 +24,11 @@ cannot decide is reported as undecided (``maybe``), never guessed.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from dataclasses import dataclass, field
 
@@ -46,6 +47,9 @@ TASKS = ("app", "prog", "reach", "val", "areach", "just", "land", "nexta")
 
 DEFAULT_STATE_LIMIT = 200_000
 """How many states one search may store before it gives up (then: undecided)."""
+
+_REMEMBERED = 1_000_000
+"""How many heuristic values, and exact costs, the copies of one grounded task keep (then they start again)."""
 
 
 class SearchLimit(Exception):
@@ -87,8 +91,27 @@ class ExamTask:
         self._reachable: tuple[set[int], set[int], bool] | None = None
         self._pairs: list[int] | None = None
         self._memo: dict[str, Any] = {}
-        self._lm: LMCut | bool | None = None
         self._bfs: tuple[set[State], deque[State]] = (set(), deque())
+        # per grounded task, shared by the copies :meth:`at` makes: LM-cut, its values, and exact optimal costs
+        # to the goal (every state of a plan an optimal search found)
+        self._shared: dict[str, Any] = {"lm": None, "h": {}, "exact": {}}
+
+    def at(self, state: State) -> ExamTask:
+        """This task with ``state`` (reachable from this task's state) as the
+        state asked about, without parsing or grounding again: the grounding,
+        the relaxation, LM-cut, its values and the exact optimal costs found by
+        :meth:`next_actions` are shared; every answer is computed afresh. The
+        grounding, from this task's state, may hold actions and atoms the
+        state's own grounding leaves out; they are relaxed-unreachable from
+        ``state``, and every answer is the one the state's own problem text
+        gets (``exam make`` asks about such copies)."""
+        other = copy.copy(self)
+        other.state = state
+        other._reachable = None
+        other._pairs = None
+        other._memo = {}
+        other._bfs = (set(), deque())
+        return other
 
     def _remember(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()``'s answer, computed once; each call gets fresh lists (callers may change them)."""
@@ -390,9 +413,10 @@ class ExamTask:
 
     def lmcut(self) -> LMCut | None:
         """LM-cut of the task (:mod:`pypddlengine.lmcut`), ``None`` beyond plain STRIPS."""
-        if self._lm is None:
-            self._lm = LMCut.of(self.task) or False
-        return self._lm if isinstance(self._lm, LMCut) else None
+        shared = self._shared
+        if shared["lm"] is None:
+            shared["lm"] = LMCut.of(self.task) or False
+        return shared["lm"] if isinstance(shared["lm"], LMCut) else None
 
     def optimal_region(self, state: State, heuristic: Callable[[State], float] | None = None,
                        limit: int | None = None) -> tuple[float, dict[State, float]]:
@@ -552,7 +576,8 @@ class ExamTask:
         task = self.task
         goal = set(task.goal_pos)
         if atoms is None:
-            atoms = [i for i in range(len(task.atoms)) if task.reachable[i]
+            relaxed = self.relaxed_atoms()  # a copy made by :meth:`at` may have more atoms grounded
+            atoms = [i for i in range(len(task.atoms)) if task.reachable[i] and i in relaxed
                      and task.atoms[i][0] in self.lifted.fluent_predicates]
         todo = [a for a in atoms if a not in self.state and a not in goal]
         yes: list[int] = []

@@ -55,15 +55,23 @@ def verbalise(text: str) -> str:
 
 
 def _replace_init(problem_text: str, atoms: Sequence[str]) -> str:
+    """``problem_text`` whose ``:init`` holds ``atoms`` and the numeric
+    values it gave (``(= (len a b) 3)``: the action costs of the state)."""
     start = problem_text.index("(:init")
     depth = 0
+    values: list[str] = []
+    item = 0
     for i in range(start, len(problem_text)):
         if problem_text[i] == "(":
             depth += 1
+            if depth == 2:
+                item = i
         elif problem_text[i] == ")":
             depth -= 1
+            if depth == 1 and problem_text[item + 1:i].lstrip().startswith("="):
+                values.append(problem_text[item:i + 1])
             if depth == 0:
-                return f"{problem_text[:start]}(:init {' '.join(atoms)}){problem_text[i + 1:]}"
+                return f"{problem_text[:start]}(:init {' '.join([*atoms, *values])}){problem_text[i + 1:]}"
     raise ValueError("unbalanced :init")
 
 
@@ -107,7 +115,7 @@ def make_questions(domain: str, problem: str, *, seed: int, per_task: int = 2,
                 break
             state, _ = _walk(root, rng, depths[attempt % len(depths)])
             text = state_problem(root, state, base)
-            exam = ExamTask(domain, text)
+            exam = root.at(state)  # the question's task: ``text``'s, without parsing and grounding it again
             for fmt in formats:
                 doc = _question(exam, rng, task, fmt, domain, text)
                 if doc is not None:

@@ -49,3 +49,49 @@ def test_made_land_questions_agree_with_the_full_answers() -> None:
     for doc in docs:
         verdict, note = compare(doc, answer_question(doc))
         assert verdict == "agree", (doc["group"], note)
+
+
+LOGISTICS = (ROOT / "domains" / "logistics.pddl").read_text()
+ONE_WAY = """(define (domain one-way) (:requirements :strips :typing :action-costs)
+  (:types place) (:predicates (at ?p - place) (road ?a ?b - place) (visited ?p - place))
+  (:functions (total-cost) - number (len ?a ?b - place) - number)
+  (:action drive :parameters (?a ?b - place) :precondition (and (at ?a) (road ?a ?b))
+    :effect (and (not (at ?a)) (at ?b) (visited ?b) (increase (total-cost) (len ?a ?b)))))"""
+ROADS = [("p0", "p1", 1), ("p1", "p2", 1), ("p2", "p5", 3), ("p1", "p3", 1), ("p0", "p2", 2), ("p2", "p4", 1),
+         ("p4", "p5", 1), ("p3", "p6", 1)]  # one way each; p3 leads to the dead end p6
+ONE_WAY_PROBLEM = ("(define (problem w) (:domain one-way) (:objects p0 p1 p2 p3 p4 p5 p6 - place) (:init (at p0)"
+                   " (= (total-cost) 0) " + " ".join(f"(road {a} {b}) (= (len {a} {b}) {c})" for a, b, c in ROADS)
+                   + ") (:goal (and (visited p5))) (:metric minimize (total-cost)))")
+SHARED = [*TASKS[1:], (LOGISTICS, (ROOT / "problems" / "logistics" / "p01.pddl").read_text()),
+          (ONE_WAY, ONE_WAY_PROBLEM)]
+
+
+@pytest.mark.parametrize("domain,problem", SHARED)
+def test_a_copy_at_a_state_answers_as_the_states_own_problem(domain: str, problem: str) -> None:
+    """`exam make` asks ExamTask.at(state), which shares the grounding from the sampled walk's start (and
+    nexta's LM-cut values and exact costs across the states): every answer equals the one the state's own
+    problem text gets, parsed and grounded afresh."""
+    root = ExamTask(domain, problem)
+    rng = random.Random(5)
+    for _ in range(8):
+        state = root.state
+        for _ in range(rng.randrange(1, 7)):
+            options = root.applicable(state)
+            state = rng.choice(options).apply(state) if options else state
+        shared, own = root.at(state), ExamTask(domain, state_problem(root, state, problem))
+        assert [shared.action_text(a) for a in shared.applicable()] == [own.action_text(a) for a in own.applicable()]
+        assert shared.unreachable_atoms() == own.unreachable_atoms()
+        assert shared.unreachable_actions() == own.unreachable_actions()
+        assert shared.landmarks() == own.landmarks()
+        assert shared.next_actions() == own.next_actions()
+        for a, b in zip(shared.applicable(), own.applicable(), strict=True):
+            assert shared.progression(a) == own.progression(b)
+    assert root.next_actions() == ExamTask(domain, problem).next_actions()  # the root, after its copies
+
+
+def test_made_questions_of_every_task_agree_with_exam_answer() -> None:
+    docs = make_questions(BLOCKS, TASKS[1][1], seed=2, per_task=2)
+    assert {d["group"].rpartition("_")[0] for d in docs} >= {"applicable_actions", "goal_closer", "landmarks"}
+    for doc in docs:
+        verdict, note = compare(doc, answer_question(doc))
+        assert verdict == "agree", (doc["group"], note)
