@@ -95,3 +95,29 @@ def test_made_questions_of_every_task_agree_with_exam_answer() -> None:
     for doc in docs:
         verdict, note = compare(doc, answer_question(doc))
         assert verdict == "agree", (doc["group"], note)
+
+
+def test_next_actions_of_copies_agree_with_the_optimal_region() -> None:
+    """nexta's searches (ExamTask.cheapest, one from the state and one per successor) on copies at many states
+    sharing LM-cut values and the exact costs proved before, against the region of every state with f up to
+    the optimal cost (ExamTask.optimal_region, a different search) on each state's own problem."""
+    from pypddlengine.heuristics import INF
+
+    domain, problem = TASKS[2]
+    root = ExamTask(domain, problem)
+    rng = random.Random(7)
+    remembered = 0
+    for _ in range(12):
+        state = root.state
+        for _ in range(rng.randrange(8)):
+            state = rng.choice(root.applicable(state)).apply(state)
+        own = ExamTask(domain, state_problem(root, state, problem))
+        lmcut = own.lmcut()
+        assert lmcut is not None
+        opt, rest = own.optimal_region(own.state, lmcut)
+        yes = [own.action_text(a) for a in own.applicable() if a.cost + rest.get(a.apply(own.state), INF) == opt]
+        got = root.at(state).next_actions()
+        assert got["opt"] == opt and got["yes"] == yes and not got["maybe"]
+        assert sorted([*got["yes"], *got["no"]]) == sorted(own.action_text(a) for a in own.applicable())
+        remembered = len(root._shared["exact"])
+    assert remembered  # not vacuous: exact costs were proved and shared
