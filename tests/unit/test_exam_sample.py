@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,16 +22,22 @@ TASKS = [(BLOCKS, (ROOT / "problems" / "blocksworld" / f"p0{i}.pddl").read_text(
 TASKS.append((GRIPPER, sorted((ROOT / "problems" / "gripper").glob("*.pddl"))[0].read_text()))
 
 
+def walk(root: ExamTask, rng: random.Random, steps: int) -> Any:
+    """The state after up to ``steps`` random steps from ``root``'s state."""
+    state = root.state
+    for _ in range(steps):
+        options = root.applicable(state)
+        state = rng.choice(options).apply(state) if options else state
+    return state
+
+
 @pytest.mark.parametrize("domain,problem", TASKS)
 def test_sample_within_the_full_classification(domain: str, problem: str) -> None:
     root = ExamTask(domain, problem)
     rng = random.Random(3)
     partial = 0
     for _ in range(6):
-        state = root.state
-        for _ in range(rng.randrange(6)):
-            options = root.applicable(state)
-            state = rng.choice(options).apply(state) if options else state
+        state = walk(root, rng, rng.randrange(6))
         exam = ExamTask(domain, state_problem(root, state, problem))
         sample, full = exam.landmark_sample(), exam.landmarks()
         assert set(sample["yes"]) <= set(full["yes"])
@@ -74,10 +81,7 @@ def test_a_copy_at_a_state_answers_as_the_states_own_problem(domain: str, proble
     root = ExamTask(domain, problem)
     rng = random.Random(5)
     for _ in range(8):
-        state = root.state
-        for _ in range(rng.randrange(1, 7)):
-            options = root.applicable(state)
-            state = rng.choice(options).apply(state) if options else state
+        state = walk(root, rng, rng.randrange(1, 7))
         shared, own = root.at(state), ExamTask(domain, state_problem(root, state, problem))
         assert [shared.action_text(a) for a in shared.applicable()] == [own.action_text(a) for a in own.applicable()]
         assert shared.unreachable_atoms() == own.unreachable_atoms()
@@ -108,9 +112,7 @@ def test_next_actions_of_copies_agree_with_the_optimal_region() -> None:
     rng = random.Random(7)
     remembered = 0
     for _ in range(12):
-        state = root.state
-        for _ in range(rng.randrange(8)):
-            state = rng.choice(root.applicable(state)).apply(state)
+        state = walk(root, rng, rng.randrange(8))
         own = ExamTask(domain, state_problem(root, state, problem))
         lmcut = own.lmcut()
         assert lmcut is not None
