@@ -274,10 +274,11 @@ class ExamTask:
     def reaches(self, targets: tuple[int, ...]) -> bool:
         """Whether some state reachable from the state holds every atom of
         ``targets`` (greedy best-first on the relaxed cost of the targets,
-        with deferred evaluation: a state is queued at its parent's value and
-        evaluated when it is expanded; complete); raises
-        :class:`SearchLimit` after ``state_limit // 400`` states (one
-        question asks about many targets)."""
+        with deferred evaluation: a state is queued at its parent's value,
+        ties to fewer targets missing, and evaluated when it is expanded;
+        complete); raises :class:`SearchLimit` after ``state_limit // 400``
+        evaluated states or ``state_limit // 40`` stored ones (one question
+        asks about many targets)."""
         rt = self._relaxed
         want = frozenset(targets)
 
@@ -294,12 +295,16 @@ class ExamTask:
         met_atoms, met_acts, _ = self._explore()
         counter = itertools.count()
         seen = {start}
-        heap = [(0.0, next(counter), start)]
+        heap = [(0.0, 0, next(counter), start)]
         applicable = self.task.applicable
-        limit = self.state_limit // 400
+        limit = self.state_limit // 40
+        evaluated = 0
         while heap:
-            _, _, s = heapq.heappop(heap)
+            _, _, _, s = heapq.heappop(heap)
             met_atoms.update(s)
+            evaluated += 1
+            if evaluated > self.state_limit // 400:
+                raise SearchLimit
             v = h(s)
             if v == INF:
                 continue
@@ -314,7 +319,7 @@ class ExamTask:
                 seen.add(t)
                 if len(seen) > limit:
                     raise SearchLimit
-                heapq.heappush(heap, (v, next(counter), t))
+                heapq.heappush(heap, (v, len(want - t), next(counter), t))
         return False
 
     def _decide(self, targets: tuple[int, ...], *, action: int | None = None) -> bool | None:
