@@ -129,7 +129,10 @@ def _items(exam: ExamTask, rng: random.Random, task: str) -> tuple[list[dict[str
     """Queries for boolean/MCQ questions: ``(yes, no)`` lists of ``pddl_query`` objects."""
     rt = exam.task
     actions = [exam.action_text(a) for a in exam.applicable()]
-    every_action = [exam.lifted.render_action(s, a) for s, a in exam._typed_actions()]  # type: ignore[arg-type]
+    typed = list(exam._typed_actions())
+    # only app and areach ask about them; the others shuffle as many numbers (the same draws: the same states next)
+    every_action: list[Any] = ([exam.lifted.render_action(s, a) for s, a in typed]  # type: ignore[arg-type]
+                               if task in ("app", "areach") else list(range(len(typed))))
     rng.shuffle(every_action)
     yes: list[dict[str, Any]] = []
     no: list[dict[str, Any]] = []
