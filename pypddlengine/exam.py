@@ -684,12 +684,12 @@ class ExamTask:
         return self._remember("next_actions", self._next_actions)
 
     def _optimal_searches(self) -> list[tuple[Callable[[State], float] | None, int]]:
-        """The optimal searches :meth:`next_actions` tries in turn, each
-        ``(heuristic, state limit)``: with LM-cut in C one A* with it up to
-        ``state_limit // 4`` states; otherwise A* with h_max (cheap, weak)
-        up to ``state_limit // 10``, then, for a plain STRIPS task, with
-        LM-cut in Python (about 30 times slower per state) up to
-        ``state_limit // 40``."""
+        """The heuristics :meth:`next_actions` tries in turn, each
+        ``(heuristic, state limit)`` (the limit for its searches together):
+        with LM-cut in C, LM-cut up to ``state_limit // 4`` states;
+        otherwise h_max (cheap, weak) up to ``state_limit // 10``, then,
+        for a plain STRIPS task, LM-cut in Python (about 30 times slower per
+        state) up to ``state_limit // 40``."""
         lm = self.lmcut()
         if lm is not None and lm.accelerated:
             return [(lm, self.state_limit // 4)]
