@@ -24,10 +24,11 @@ cannot decide is reported as undecided (``maybe``), never guessed.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from dataclasses import dataclass, field
 
@@ -46,6 +47,9 @@ TASKS = ("app", "prog", "reach", "val", "areach", "just", "land", "nexta")
 
 DEFAULT_STATE_LIMIT = 200_000
 """How many states one search may store before it gives up (then: undecided)."""
+
+_REMEMBERED = 1_000_000
+"""How many heuristic values, and exact costs, the copies of one grounded task keep (then they start again)."""
 
 
 class SearchLimit(Exception):
@@ -87,8 +91,27 @@ class ExamTask:
         self._reachable: tuple[set[int], set[int], bool] | None = None
         self._pairs: list[int] | None = None
         self._memo: dict[str, Any] = {}
-        self._lm: LMCut | bool | None = None
         self._bfs: tuple[set[State], deque[State]] = (set(), deque())
+        # per grounded task, shared by the copies :meth:`at` makes: LM-cut, its values, and exact optimal costs
+        # to the goal (every state of a plan an optimal search found)
+        self._shared: dict[str, Any] = {"lm": None, "h": {}, "exact": {}}
+
+    def at(self, state: State) -> ExamTask:
+        """This task with ``state`` (reachable from this task's state) as the
+        state asked about, without parsing or grounding again: the grounding,
+        the relaxation, LM-cut, its values and the exact optimal costs found by
+        :meth:`next_actions` are shared; every answer is computed afresh. The
+        grounding, from this task's state, may hold actions and atoms the
+        state's own grounding leaves out; they are relaxed-unreachable from
+        ``state``, and every answer is the one the state's own problem text
+        gets (``exam make`` asks about such copies)."""
+        other = copy.copy(self)
+        other.state = state
+        other._reachable = None
+        other._pairs = None
+        other._memo = {}
+        other._bfs = (set(), deque())
+        return other
 
     def _remember(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()``'s answer, computed once; each call gets fresh lists (callers may change them)."""
@@ -251,37 +274,52 @@ class ExamTask:
     def reaches(self, targets: tuple[int, ...]) -> bool:
         """Whether some state reachable from the state holds every atom of
         ``targets`` (greedy best-first on the relaxed cost of the targets,
+        with deferred evaluation: a state is queued at its parent's value,
+        ties to fewer targets missing, and evaluated when it is expanded;
         complete); raises :class:`SearchLimit` after ``state_limit // 400``
-        states (one question asks about many targets)."""
+        evaluated states or ``state_limit // 40`` stored ones (one question
+        asks about many targets)."""
         rt = self._relaxed
+        want = frozenset(targets)
 
         def h(s: State) -> float:
             cost, _ = rt.explore_arrays(s, True)
-            return sum(cost[t] for t in targets)
+            total = 0.0
+            for t in targets:
+                total += cost[t]
+            return total
 
         start = self.state
-        if h(start) == INF:
-            return False
+        if want <= start:
+            return True
         met_atoms, met_acts, _ = self._explore()
         counter = itertools.count()
         seen = {start}
-        heap = [(0.0, next(counter), start)]
+        heap = [(0.0, 0, next(counter), start)]
+        applicable = self.task.applicable
+        limit = self.state_limit // 40
+        evaluated = 0
         while heap:
-            _, _, s = heapq.heappop(heap)
+            _, _, _, s = heapq.heappop(heap)
             met_atoms.update(s)
-            if all(t in s for t in targets):
-                return True
-            for a in self.task.applicable(s):
+            evaluated += 1
+            if evaluated > self.state_limit // 400:
+                raise SearchLimit
+            v = h(s)
+            if v == INF:
+                continue
+            for a in applicable(s):
                 met_acts.add(a.id)
                 t = a.apply(s)
                 if t in seen:
                     continue
+                if want <= t:
+                    met_atoms.update(t)
+                    return True
                 seen.add(t)
-                if len(seen) > self.state_limit // 400:
+                if len(seen) > limit:
                     raise SearchLimit
-                v = h(t)
-                if v != INF:
-                    heapq.heappush(heap, (v, next(counter), t))
+                heapq.heappush(heap, (v, len(want - t), next(counter), t))
         return False
 
     def _decide(self, targets: tuple[int, ...], *, action: int | None = None) -> bool | None:
@@ -390,9 +428,10 @@ class ExamTask:
 
     def lmcut(self) -> LMCut | None:
         """LM-cut of the task (:mod:`pypddlengine.lmcut`), ``None`` beyond plain STRIPS."""
-        if self._lm is None:
-            self._lm = LMCut.of(self.task) or False
-        return self._lm if isinstance(self._lm, LMCut) else None
+        shared = self._shared
+        if shared["lm"] is None:
+            shared["lm"] = LMCut.of(self.task) or False
+        return shared["lm"] if isinstance(shared["lm"], LMCut) else None
 
     def optimal_region(self, state: State, heuristic: Callable[[State], float] | None = None,
                        limit: int | None = None) -> tuple[float, dict[State, float]]:
@@ -552,7 +591,8 @@ class ExamTask:
         task = self.task
         goal = set(task.goal_pos)
         if atoms is None:
-            atoms = [i for i in range(len(task.atoms)) if task.reachable[i]
+            relaxed = self.relaxed_atoms()  # a copy made by :meth:`at` may have more atoms grounded
+            atoms = [i for i in range(len(task.atoms)) if task.reachable[i] and i in relaxed
                      and task.atoms[i][0] in self.lifted.fluent_predicates]
         todo = [a for a in atoms if a not in self.state and a not in goal]
         yes: list[int] = []
@@ -644,41 +684,135 @@ class ExamTask:
         return self._remember("next_actions", self._next_actions)
 
     def _optimal_searches(self) -> list[tuple[Callable[[State], float] | None, int]]:
-        """The optimal searches :meth:`next_actions` tries in turn, each
-        ``(heuristic, state limit)``: with LM-cut in C one A* with it up to
-        ``state_limit // 4`` states; otherwise A* with h_max (cheap, weak)
-        up to ``state_limit // 10``, then, for a plain STRIPS task, with
-        LM-cut in Python (about 30 times slower per state) up to
-        ``state_limit // 40``."""
+        """The heuristics :meth:`next_actions` tries in turn, each
+        ``(heuristic, state limit)`` (the limit for its searches together):
+        with LM-cut in C, LM-cut up to ``state_limit // 4`` states;
+        otherwise h_max (cheap, weak) up to ``state_limit // 10``, then,
+        for a plain STRIPS task, LM-cut in Python (about 30 times slower per
+        state) up to ``state_limit // 40``."""
         lm = self.lmcut()
         if lm is not None and lm.accelerated:
             return [(lm, self.state_limit // 4)]
         return [(None, self.state_limit // 10)] + ([(lm, self.state_limit // 40)] if lm is not None else [])
 
+    def _remembering(self, heuristic: Callable[[State], float] | None) -> Callable[[State], float]:
+        """``heuristic`` (h_max when ``None``), with the exact optimal cost
+        instead where :meth:`cheapest` proved it (both admissible, so is
+        the result); LM-cut's values are kept for the other questions about
+        this grounded task (the copies :meth:`at` makes)."""
+        base = self._h_max if heuristic is None else heuristic
+        known: dict[State, float] = self._shared["exact"]
+        values: dict[State, float] = self._shared["h"] if heuristic is self.lmcut() else {}
+        if len(values) > _REMEMBERED:
+            values.clear()
+
+        def h(state: State) -> float:
+            v = known.get(state)
+            if v is None:
+                v = values.get(state)
+                if v is None:
+                    v = values[state] = base(state)
+            return v
+
+        return h
+
+    def cheapest(self, start: State, heuristic: Callable[[State], float], bound: float = INF,
+                 limit: int | None = None) -> tuple[float, int]:
+        """``(cost, stored)``: the cost of an optimal plan from ``start`` when
+        it is at most ``bound``, else ``INF``, and the states stored. A* with
+        an admissible ``heuristic``, ties to the larger g, reopening a state
+        met again at a lower g, pruning f above ``bound``, stopping at the
+        first goal popped; a state whose exact optimal cost an earlier call
+        proved is a goal at that cost. The states of the plan found get
+        their exact costs (shared by the copies :meth:`at` makes: with
+        :meth:`_remembering` they are the heuristic there). Raises
+        :class:`SearchLimit` after ``limit`` stored states (default
+        ``state_limit // 4``)."""
+        task = self.task
+        known: dict[State, float] = self._shared["exact"]
+        if len(known) > _REMEMBERED:
+            known.clear()
+        limit = self.state_limit // 4 if limit is None else limit
+        h0 = heuristic(start)
+        if h0 > bound:  # INF included
+            return INF, 0
+        counter = itertools.count()
+        best = {start: 0.0}
+        parent: dict[State, tuple[State, float]] = {}
+        heap = [(h0, 0.0, next(counter), start)]
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            f, neg_g, _, s = pop(heap)
+            if f > bound:
+                break
+            g = -neg_g
+            if g > best[s]:  # stale: met again at a lower g since
+                continue
+            to_go = 0.0 if task.is_goal(s) else known.get(s)
+            if to_go is not None:
+                if g + to_go > f:  # the heuristic was below the cost there: back in the queue at the cost
+                    push(heap, (g + to_go, neg_g, next(counter), s))
+                    continue
+                cost = g + to_go
+                # the plan's states: exact where the path to them is a cheapest one (g + suffix == cost)
+                suffix = to_go
+                while True:
+                    if best[s] + suffix == cost:
+                        known[s] = suffix
+                    if s not in parent:
+                        break
+                    s, c = parent[s]
+                    suffix += c
+                return cost, len(best)
+            for a in task.applicable(s):
+                t = a.apply(s)
+                g2 = g + a.cost
+                if g2 >= best.get(t, INF):
+                    continue
+                ht = heuristic(t)
+                if g2 + ht > bound:  # INF included
+                    continue
+                best[t] = g2
+                parent[t] = (s, a.cost)
+                if len(best) > limit:
+                    raise SearchLimit
+                push(heap, (g2 + ht, -g2, next(counter), t))
+        return INF, len(best)
+
     def _next_actions(self) -> dict[str, object]:
         """Every applicable action classified: ``yes`` when it starts an
         optimal plan, ``no`` when it does not, ``maybe`` when a search hit its
         limit; ``opt`` the optimal cost (``None`` when undecided, ``INF`` not
-        reported: a task without a plan has every action in ``no``)."""
+        reported: a task without a plan has every action in ``no``). One
+        search from the state finds ``opt`` (:meth:`cheapest`), then one
+        from each action's successor ``t``, bounded by ``opt`` less the
+        action's cost (``yes`` when it finds a plan within), every search
+        within the limit of :meth:`_optimal_searches` altogether."""
         opt: float | None = None
-        rest: dict[State, float] = {}
+        firsts: list[tuple[GroundAction, bool]] = []
+        acts = self.applicable()
         for heuristic, limit in self._optimal_searches():
+            h = self._remembering(heuristic)
             try:
-                opt, rest = self.optimal_region(self.state, heuristic, limit)
+                opt, stored = self.cheapest(self.state, h, INF, limit)
+                firsts = []
+                for a in acts:
+                    bound = opt - a.cost
+                    found, used = (self.cheapest(a.apply(self.state), h, bound, limit - stored) if bound >= 0
+                                   else (INF, 0))
+                    stored += used
+                    firsts.append((a, found <= bound))
                 break
             except SearchLimit:
+                opt = None
                 continue
         yes: list[str] = []
         no: list[str] = []
         maybe: list[str] = []
-        for a in self.applicable():
-            text = self.action_text(a)
-            if opt is None:
-                maybe.append(text)
-            elif opt != INF and a.cost + rest.get(a.apply(self.state), INF) == opt:
-                yes.append(text)
-            else:
-                no.append(text)
+        if opt is None:
+            maybe = [self.action_text(a) for a in acts]
+        for a, starts in firsts:
+            (yes if opt != INF and starts else no).append(self.action_text(a))
         cost: object = None if opt is None or opt == INF else (int(opt) if float(opt).is_integer() else opt)
         return {"yes": yes, "no": no, "maybe": maybe, "opt": cost}
 
