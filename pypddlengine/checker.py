@@ -246,18 +246,16 @@ class _Checker:
         if d.axioms:
             self._stratification(d)
         seen: set[str] = set()
-        for action in d.actions:
+        declared: tuple[ActionDecl | DurativeActionDecl, ...] = (*d.actions, *d.durative_actions)
+        for action in declared:  # one name space for plain and durative actions
             if action.name in seen:
                 self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
                            f"the action '{action.display or action.name}' is declared twice", action.span)
             seen.add(action.name)
-            self._action(action)
-        for durative in d.durative_actions:
-            if durative.name in seen:
-                self.error(PDDLSemanticError, ErrorCode.DUPLICATE_DEFINITION,
-                           f"the action '{durative.display or durative.name}' is declared twice", durative.span)
-            seen.add(durative.name)
-            self._durative_action(durative)
+            if isinstance(action, DurativeActionDecl):
+                self._durative_action(action)
+            else:
+                self._action(action)
 
     def _sections(self, spans: tuple[tuple[str, Span], ...], single: tuple[str, ...], what: str) -> None:
         counts: dict[str, int] = {}
